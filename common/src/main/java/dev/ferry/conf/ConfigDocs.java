@@ -28,6 +28,12 @@ public final class ConfigDocs
         return sets;
     }
 
+    /** Prints {@link #markdown()}: {@code bin/ferry conf}. */
+    public static void main(String[] args)
+    {
+        System.out.print(markdown());
+    }
+
     /** A Markdown table per section: key, default, meaning. */
     public static String markdown()
     {
