@@ -1,0 +1,32 @@
+package dev.ferry.plugin;
+
+import java.util.List;
+
+import dev.ferry.conf.ConfigKey;
+import dev.ferry.conf.ConfigKeySet;
+
+/** Settings of the plugin entry point itself. */
+public final class PluginConfigKeys
+        implements ConfigKeySet
+{
+    public static final ConfigKey<String> TOPOLOGY_FILE = ConfigKey.string("spark.ferry.topology.file", "",
+            "A cluster topology file (see examples/topologies/). When set, an executor takes its node from this file by "
+                    + "host name instead of probing, for machines whose topology cannot be probed (cloud VMs hide PCIe "
+                    + "switches) and for simulated clusters. Empty: probe each machine.");
+    public static final ConfigKey<Boolean> PROBE_NVML = ConfigKey.bool("spark.ferry.topology.nvml", true,
+            "Ask NVML (the NVIDIA driver) for GPUs, NVLinks and P2P status when probing. Off: sysfs only.");
+    public static final ConfigKey<String> SYSFS_ROOT = ConfigKey.string("spark.ferry.topology.sysfsRoot", "/sys",
+            "Where the probe reads sysfs; a copied tree can stand in for /sys.");
+
+    @Override
+    public String section()
+    {
+        return "Plugin";
+    }
+
+    @Override
+    public List<ConfigKey<?>> keys()
+    {
+        return List.of(TOPOLOGY_FILE, PROBE_NVML, SYSFS_ROOT);
+    }
+}
