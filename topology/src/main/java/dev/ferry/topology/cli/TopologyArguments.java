@@ -1,0 +1,168 @@
+package dev.ferry.topology.cli;
+
+import dev.ferry.conf.ConfigKey;
+import dev.ferry.topology.TopologyConfigKeys;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The parsed command line of {@code ferry topology}.
+ *
+ * @param nvidiaSmi a {@code nvidia-smi topo -m} capture to read
+ * @param sysfs a sysfs tree to probe instead of {@code /sys}
+ * @param topology a topology file to load
+ * @param peerMemory {@code --peermem yes|no}: overrides the peer-memory fact of every node
+ * @param json print JSON instead of text
+ * @param help print usage
+ * @param conf {@code --conf key=value} settings
+ */
+record TopologyArguments(
+        Optional<Path> nvidiaSmi,
+        Optional<Path> sysfs,
+        Optional<Path> topology,
+        Optional<Boolean> peerMemory,
+        boolean json,
+        boolean help,
+        Map<String, String> conf)
+{
+    private static final List<String> KNOWN_KEYS = new TopologyConfigKeys().keys().stream().map(ConfigKey::name).toList();
+
+    static final String USAGE = String.join("\n",
+            "Usage: ferry topology [--nvidia-smi FILE | --topology FILE | --sysfs DIR] [--peermem yes|no] [--json] [--conf spark.ferry.KEY=VALUE]...",
+            "",
+            "Prints the device matrix (GPUs, RDMA NICs, NVMe) and every route decision with its reason.",
+            "With no input it probes this machine and says what it could not see.",
+            "",
+            "  --nvidia-smi FILE   read a 'nvidia-smi topo -m' capture",
+            "  --topology FILE     load a topology file (JSON; one or more nodes)",
+            "  --sysfs DIR         probe a sysfs tree instead of /sys (NVML is not asked)",
+            "  --peermem yes|no    whether a peer-memory module (nvidia_peermem) or DMA-BUF is available",
+            "  --json              print one JSON object instead of text",
+            "  --conf KEY=VALUE    a spark.ferry.* setting, e.g. spark.ferry.route.p2pLevel=PHB",
+            "  --help              print this text",
+            "");
+
+    TopologyArguments
+    {
+        requireNonNull(nvidiaSmi, "nvidiaSmi is null");
+        requireNonNull(sysfs, "sysfs is null");
+        requireNonNull(topology, "topology is null");
+        requireNonNull(peerMemory, "peerMemory is null");
+        conf = Map.copyOf(requireNonNull(conf, "conf is null"));
+    }
+
+    /** Parses; an {@link IllegalArgumentException} carries a message for the user. */
+    static TopologyArguments parse(List<String> args)
+    {
+        Optional<Path> nvidiaSmi = Optional.empty();
+        Optional<Path> sysfs = Optional.empty();
+        Optional<Path> topology = Optional.empty();
+        Optional<Boolean> peerMemory = Optional.empty();
+        boolean json = false;
+        boolean help = false;
+        Map<String, String> conf = new LinkedHashMap<>();
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            String value = null;
+            int equals = arg.indexOf('=');
+            if (arg.startsWith("--") && equals > 0) {
+                value = arg.substring(equals + 1);
+                arg = arg.substring(0, equals);
+            }
+            switch (arg) {
+                case "--json":
+                    noValue(arg, value);
+                    json = true;
+                    break;
+                case "--help":
+                case "-h":
+                    noValue(arg, value);
+                    help = true;
+                    break;
+                case "--nvidia-smi":
+                    nvidiaSmi = Optional.of(Path.of(once(arg, nvidiaSmi, value != null ? value : next(args, ++i, arg))));
+                    break;
+                case "--sysfs":
+                    sysfs = Optional.of(Path.of(once(arg, sysfs, value != null ? value : next(args, ++i, arg))));
+                    break;
+                case "--topology":
+                    topology = Optional.of(Path.of(once(arg, topology, value != null ? value : next(args, ++i, arg))));
+                    break;
+                case "--peermem":
+                    String answer = value != null ? value : next(args, ++i, arg);
+                    if (peerMemory.isPresent()) {
+                        throw new IllegalArgumentException("--peermem given twice");
+                    }
+                    peerMemory = Optional.of(yesNo(answer));
+                    break;
+                case "--conf":
+                    String setting = value != null ? value : next(args, ++i, arg);
+                    int split = setting.indexOf('=');
+                    if (split <= 0 || !setting.startsWith("spark.ferry.")) {
+                        throw new IllegalArgumentException("--conf expects spark.ferry.KEY=VALUE, got '" + setting + "'");
+                    }
+                    String key = setting.substring(0, split);
+                    // A misspelt threshold would silently keep its default
+                    if ((key.startsWith("spark.ferry.topology.") || key.startsWith("spark.ferry.route.")) && !KNOWN_KEYS.contains(key)) {
+                        throw new IllegalArgumentException("Unknown setting '" + key + "'; topology and route settings are: " + String.join(", ", KNOWN_KEYS));
+                    }
+                    conf.put(key, setting.substring(split + 1));
+                    break;
+                default:
+                    throw new IllegalArgumentException("Unknown argument '" + args.get(i) + "'");
+            }
+        }
+        int inputs = (nvidiaSmi.isPresent() ? 1 : 0) + (sysfs.isPresent() ? 1 : 0) + (topology.isPresent() ? 1 : 0);
+        if (inputs > 1) {
+            throw new IllegalArgumentException("Give at most one of --nvidia-smi, --topology and --sysfs");
+        }
+        return new TopologyArguments(nvidiaSmi, sysfs, topology, peerMemory, json, help, conf);
+    }
+
+    private static String next(List<String> args, int index, String option)
+    {
+        if (index >= args.size() || args.get(index).startsWith("--")) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return args.get(index);
+    }
+
+    private static String once(String option, Optional<Path> previous, String value)
+    {
+        if (previous.isPresent()) {
+            throw new IllegalArgumentException(option + " given twice");
+        }
+        if (value.isEmpty()) {
+            throw new IllegalArgumentException(option + " needs a value");
+        }
+        return value;
+    }
+
+    private static void noValue(String option, String value)
+    {
+        if (value != null) {
+            throw new IllegalArgumentException(option + " takes no value");
+        }
+    }
+
+    private static boolean yesNo(String value)
+    {
+        switch (value.trim().toLowerCase(Locale.ROOT)) {
+            case "yes":
+            case "true":
+                return true;
+            case "no":
+            case "false":
+                return false;
+            default:
+                throw new IllegalArgumentException("--peermem expects yes or no, got '" + value + "'");
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.ferry.topology.cli;
+
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.topology.file.TopologyFileReader;
+import dev.ferry.topology.model.ClusterTopology;
+import dev.ferry.topology.model.NodeTopology;
+import dev.ferry.topology.model.PeerMemory;
+import dev.ferry.topology.probe.MachineProber;
+import dev.ferry.topology.probe.ProbeOptions;
+import dev.ferry.topology.report.DecisionReport;
+import dev.ferry.topology.report.JsonReport;
+import dev.ferry.topology.report.TextReport;
+import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.topology.route.RoutePolicyConfig;
+import dev.ferry.topology.smi.NvidiaSmiTopology;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * {@code ferry topology}: shows a machine's (or a capture's, or a topology file's) devices and every route
+ * decision with its reason. Exit codes: 0 done (also when no GPU is seen), 1 bad input or failure, 2 bad arguments.
+ */
+public final class TopologyCommand
+{
+    public static final int OK = 0;
+    public static final int FAILED = 1;
+    public static final int USAGE = 2;
+
+    private TopologyCommand() {}
+
+    public static void main(String[] args)
+    {
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        PrintStream err = new PrintStream(System.err, true, StandardCharsets.UTF_8);
+        System.exit(run(Arrays.asList(args), out, err));
+    }
+
+    public static int run(List<String> args, PrintStream out, PrintStream err)
+    {
+        TopologyArguments arguments;
+        RoutePolicy policy;
+        try {
+            arguments = TopologyArguments.parse(args);
+            policy = new RoutePolicy(RoutePolicyConfig.from(new MapConfigSource(arguments.conf())));
+        }
+        catch (IllegalArgumentException | FerryException e) {
+            err.println("ferry topology: " + e.getMessage());
+            err.print(TopologyArguments.USAGE);
+            return USAGE;
+        }
+        if (arguments.help()) {
+            out.print(TopologyArguments.USAGE);
+            return OK;
+        }
+        try {
+            ClusterTopology cluster = overridePeerMemory(load(arguments), arguments);
+            DecisionReport report = DecisionReport.decide(cluster, policy);
+            out.print(arguments.json() ? JsonReport.render(report) + "\n" : TextReport.render(report));
+            out.flush();
+            return OK;
+        }
+        catch (FerryException e) {
+            err.println("ferry topology: " + (e.category() == ErrorCategory.USER_ERROR ? "" : e.category() + ": ") + e.getMessage());
+            return FAILED;
+        }
+    }
+
+    private static ClusterTopology load(TopologyArguments arguments)
+    {
+        if (arguments.nvidiaSmi().isPresent()) {
+            return ClusterTopology.single(NvidiaSmiTopology.read(arguments.nvidiaSmi().get()));
+        }
+        if (arguments.topology().isPresent()) {
+            return TopologyFileReader.load(arguments.topology().get());
+        }
+        ProbeOptions options = arguments.sysfs().map(ProbeOptions::sysfsTree).orElseGet(ProbeOptions::localMachine);
+        return ClusterTopology.single(MachineProber.probe(options));
+    }
+
+    private static ClusterTopology overridePeerMemory(ClusterTopology cluster, TopologyArguments arguments)
+    {
+        if (arguments.peerMemory().isEmpty()) {
+            return cluster;
+        }
+        PeerMemory peerMemory = arguments.peerMemory().get()
+                ? PeerMemory.present("user-stated", "--peermem yes")
+                : PeerMemory.absent("--peermem no");
+        List<NodeTopology> nodes = new ArrayList<>();
+        for (NodeTopology node : cluster.nodes()) {
+            nodes.add(node.toBuilder().kernelFacts(node.kernelFacts().withPeerMemory(peerMemory)).build());
+        }
+        return new ClusterTopology(cluster.name(), nodes);
+    }
+}

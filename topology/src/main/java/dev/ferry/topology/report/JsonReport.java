@@ -1,0 +1,113 @@
+package dev.ferry.topology.report;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ferry.topology.file.TopologyFileWriter;
+import dev.ferry.topology.model.Gpu;
+import dev.ferry.topology.model.NodeTopology;
+import dev.ferry.topology.model.ProbeReport;
+import dev.ferry.topology.route.RouteDecision;
+
+/**
+ * The machine-readable report: one JSON object with {@code gpus}, {@code pairs}, {@code nics},
+ * {@code nvme}, {@code network}, {@code gpuNetwork}, {@code nodes} and {@code reports}. With more
+ * than one node, GPU and device names are qualified as {@code host/GPU0}; every entry also has {@code node}.
+ */
+public final class JsonReport
+{
+    private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private JsonReport() {}
+
+    public static String render(DecisionReport report)
+    {
+        try {
+            return MAPPER.writeValueAsString(toJson(report));
+        }
+        catch (JsonProcessingException e) {
+            throw new IllegalStateException("Cannot write the JSON report", e);
+        }
+    }
+
+    public static ObjectNode toJson(DecisionReport report)
+    {
+        ObjectNode root = MAPPER.createObjectNode();
+        root.put("cluster", report.cluster().name());
+        ArrayNode gpus = root.putArray("gpus");
+        ArrayNode pairs = root.putArray("pairs");
+        ArrayNode nics = root.putArray("nics");
+        ArrayNode nvme = root.putArray("nvme");
+        ArrayNode reports = root.putArray("reports");
+        ArrayNode nodes = root.putArray("nodes");
+        boolean qualify = report.multiNode();
+        for (NodeDecisions decisions : report.nodes()) {
+            NodeTopology node = decisions.node();
+            String prefix = qualify ? node.hostname() + "/" : "";
+            for (Gpu gpu : node.gpus()) {
+                gpus.add(prefix + gpu.name());
+            }
+            for (RouteDecision decision : decisions.gpuPairs()) {
+                decision(pairs.addObject(), node, "src", prefix + decision.source(), "dst", prefix + decision.target(), decision);
+            }
+            for (RouteDecision decision : decisions.gpuNics()) {
+                decision(nics.addObject(), node, "gpu", prefix + decision.source(), "nic", prefix + decision.target(), decision);
+            }
+            for (RouteDecision decision : decisions.gpuNvmes()) {
+                decision(nvme.addObject(), node, "gpu", prefix + decision.source(), "nvme", prefix + decision.target(), decision);
+            }
+            for (ProbeReport probe : node.reports()) {
+                reports.addObject()
+                        .put("node", node.hostname())
+                        .put("probe", probe.probe())
+                        .put("ran", probe.ran())
+                        .put("detail", probe.detail());
+            }
+            nodes.add(TopologyFileWriter.node(node));
+        }
+        ArrayNode network = root.putArray("network");
+        for (RouteDecision decision : report.network()) {
+            ObjectNode entry = network.addObject();
+            entry.put("src", decision.source());
+            entry.put("dst", decision.target());
+            decisionFields(entry, decision);
+        }
+        ArrayNode gpuNetwork = root.putArray("gpuNetwork");
+        for (RouteDecision decision : report.gpuNetwork()) {
+            ObjectNode entry = gpuNetwork.addObject();
+            entry.put("src", decision.source());
+            entry.put("dst", decision.target());
+            decisionFields(entry, decision);
+        }
+        return root;
+    }
+
+    private static void decision(ObjectNode entry, NodeTopology node, String sourceKey, String source, String targetKey, String target, RouteDecision decision)
+    {
+        entry.put(sourceKey, source);
+        entry.put(targetKey, target);
+        entry.put("node", node.hostname());
+        decisionFields(entry, decision);
+    }
+
+    private static void decisionFields(ObjectNode entry, RouteDecision decision)
+    {
+        entry.put("path", decision.path());
+        entry.put("route", decision.route().name());
+        // Products like 20.6 x 18 carry binary noise; three decimals are more than the estimate is worth
+        entry.put("bandwidthGBps", Math.round(decision.bandwidthGBps() * 1000) / 1000.0);
+        entry.put("bandwidthSource", decision.bandwidthSource());
+        entry.put("reason", decision.reason());
+        entry.put("rule", decision.rule());
+        entry.put("threshold", decision.threshold());
+        decision.runnerUp().ifPresent(runnerUp -> entry.putObject("runnerUp")
+                .put("route", runnerUp.route().name())
+                .put("whyNot", runnerUp.whyNot()));
+        ArrayNode vetoes = entry.putArray("vetoes");
+        decision.vetoes().forEach(vetoes::add);
+        ArrayNode notes = entry.putArray("notes");
+        decision.notes().forEach(notes::add);
+    }
+}

@@ -1,0 +1,147 @@
+package dev.ferry.topology.route;
+
+import dev.ferry.topology.model.Gpu;
+import dev.ferry.topology.model.NodeTopology;
+import dev.ferry.topology.model.P2pAccess;
+import dev.ferry.topology.model.P2pStatus;
+import dev.ferry.topology.model.PathClass;
+import dev.ferry.topology.model.Presence;
+import dev.ferry.topology.model.Relation;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * GPU to GPU inside one node, after NCCL's {@code ncclTopoCheckP2p}: NVLink when linked, PCIe peer access
+ * up to the P2P level when NVML does not refuse it, otherwise staging through host memory.
+ */
+final class GpuPairRule
+{
+    private static final String RULE_NVLINK = "GPU-GPU: NVLink (NV#) and NVML P2P not refused";
+    private static final String RULE_P2P = "GPU-GPU: PCIe path within p2pLevel and NVML P2P not refused";
+    private static final String RULE_STAGED = "GPU-GPU: no usable peer path, stage through host memory";
+
+    private final RoutePolicyConfig config;
+    private final BandwidthModel bandwidths;
+
+    GpuPairRule(RoutePolicyConfig config, BandwidthModel bandwidths)
+    {
+        this.config = requireNonNull(config, "config is null");
+        this.bandwidths = requireNonNull(bandwidths, "bandwidths is null");
+    }
+
+    RouteDecision decide(NodeTopology node, String a, String b)
+    {
+        Optional<Gpu> gpuA = node.gpu(a);
+        Optional<Gpu> gpuB = node.gpu(b);
+        if (gpuA.isEmpty() || gpuB.isEmpty()) {
+            throw new IllegalArgumentException("Node " + node.hostname() + " has no GPU " + (gpuA.isEmpty() ? a : b));
+        }
+        String threshold = config.p2pLevel().describe();
+        if (a.equals(b)) {
+            return new RouteDecision(a, b, Route.LOCAL, Optional.of(PathClass.SELF), "X", 5000.0, "NCCL LOC_BW 5000 GB/s (same device)",
+                    "GPU-GPU: same device", threshold, Optional.empty(), List.of(), List.of(), a + " to itself: device-local copy");
+        }
+        Optional<Relation> relation = node.relation(a, b);
+        List<String> notes = new ArrayList<>();
+        PathClass pathClass;
+        String path;
+        if (relation.isPresent()) {
+            pathClass = relation.get().pathClass();
+            path = relation.get().cell();
+        }
+        else {
+            // Unknown distance is treated as the farthest, so nothing is assumed to work that may not
+            pathClass = PathClass.SYS;
+            path = "?";
+            notes.add("no relation known between " + a + " and " + b + "; treated as SYS");
+        }
+        List<String> vetoes = new ArrayList<>(p2pVetoes(node, a, b, notes));
+        if (node.kernelFacts().iommu().presence() == Presence.PRESENT) {
+            notes.add("IOMMU is on (" + node.kernelFacts().iommu().evidence() + "): peer-to-peer traffic may be redirected or blocked");
+        }
+        Optional<PathClass> shownClass = Optional.of(pathClass);
+        Bandwidth staged = staged(node, pathClass, relation);
+        String staging = stagingPlace(gpuA.get());
+
+        if (pathClass == PathClass.NVLINK) {
+            Bandwidth nvlink = bandwidths.nvlink(gpuA, gpuB, relation.get().nvlinkCount());
+            if (!PathClass.NVLINK.isWithin(config.p2pLevel().value())) {
+                vetoes.add("peer access disabled: " + threshold);
+            }
+            if (vetoes.isEmpty()) {
+                return new RouteDecision(a, b, Route.NVLINK, shownClass, path, nvlink.gbps(), nvlink.source(), RULE_NVLINK, threshold,
+                        Optional.of(new RunnerUp(Route.HOST_STAGED, "NVLink " + path + " (" + Bandwidth.format(nvlink.gbps())
+                                + " GB/s) beats staging through host memory (" + Bandwidth.format(staged.gbps()) + " GB/s)")),
+                        vetoes, notes, a + " <-> " + b + ": " + path + ", " + Bandwidth.format(nvlink.gbps()) + " GB/s over NVLink");
+            }
+            return stagedDecision(a, b, shownClass, path, staged, threshold, new RunnerUp(Route.NVLINK, String.join("; ", vetoes)), vetoes, notes, staging);
+        }
+        Bandwidth p2p = bandwidths.pcie(relation);
+        boolean withinLevel = pathClass.isWithin(config.p2pLevel().value());
+        if (withinLevel && vetoes.isEmpty()) {
+            return new RouteDecision(a, b, Route.PCIE_P2P, shownClass, path, p2p.gbps(), p2p.source(), RULE_P2P, threshold,
+                    Optional.of(new RunnerUp(Route.HOST_STAGED, "peer access over " + path + " avoids a copy through host memory")),
+                    vetoes, notes, a + " <-> " + b + ": " + path + " is within " + config.p2pLevel().value().name()
+                            + ", PCIe peer-to-peer at " + Bandwidth.format(p2p.gbps()) + " GB/s");
+        }
+        String whyNot = withinLevel
+                ? String.join("; ", vetoes)
+                : "path " + path + (pathClass == PathClass.NODE ? " (NCCL: PHB)" : "") + " is beyond " + threshold;
+        return stagedDecision(a, b, shownClass, path, staged, threshold, new RunnerUp(Route.PCIE_P2P, whyNot), vetoes, notes, staging);
+    }
+
+    private RouteDecision stagedDecision(String a, String b, Optional<PathClass> pathClass, String path, Bandwidth staged, String threshold,
+            RunnerUp runnerUp, List<String> vetoes, List<String> notes, String staging)
+    {
+        return new RouteDecision(a, b, Route.HOST_STAGED, pathClass, path, staged.gbps(), staged.source(), RULE_STAGED, threshold,
+                Optional.of(runnerUp), vetoes, notes,
+                a + " <-> " + b + ": " + path + ", " + runnerUp.route() + " ruled out (" + runnerUp.whyNot() + "); staged through host memory " + staging);
+    }
+
+    private Bandwidth staged(NodeTopology node, PathClass pathClass, Optional<Relation> relation)
+    {
+        // An NVLink pair's PCIe path is not in the matrix; staging crosses each GPU's own PCIe link
+        if (pathClass == PathClass.NVLINK) {
+            return bandwidths.assumedPcie("the GPUs' own PCIe links are not in the matrix of an NVLink pair");
+        }
+        return bandwidths.pciePath(pathClass, relation, node.cpu());
+    }
+
+    private static String stagingPlace(Gpu gpu)
+    {
+        return gpu.numaNode().isPresent() ? "on NUMA node " + gpu.numaNode().getAsInt() + " (" + gpu.name() + "'s)" : "on " + gpu.name() + "'s NUMA node (unknown)";
+    }
+
+    private static List<String> p2pVetoes(NodeTopology node, String a, String b, List<String> notes)
+    {
+        Optional<P2pStatus> status = node.p2pStatus(a, b);
+        if (status.isEmpty()) {
+            notes.add("NVML P2P status not probed (no NVML); not a veto");
+            return List.of();
+        }
+        List<String> vetoes = new ArrayList<>();
+        check("READ", status.get().read(), vetoes, notes);
+        check("WRITE", status.get().write(), vetoes, notes);
+        return vetoes;
+    }
+
+    private static void check(String capability, P2pAccess access, List<String> vetoes, List<String> notes)
+    {
+        switch (access.state()) {
+            case OK:
+                return;
+            case NOT_SUPPORTED:
+                vetoes.add("NVML P2P " + capability + " status " + access.detail()
+                        + (access.nvmlCode().isPresent() ? " (code " + access.nvmlCode().getAsInt() + ")" : ""));
+                return;
+            case UNKNOWN:
+                notes.add("NVML P2P " + capability + " status unknown (" + access.detail() + "); not a veto");
+                return;
+        }
+        throw new IllegalStateException("Unhandled P2P state " + access.state());
+    }
+}

@@ -1,0 +1,189 @@
+package dev.ferry.topology.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ferry.topology.TestingFiles;
+import dev.ferry.topology.route.Route;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TestTopologyCommand
+{
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    static List<Path> captures()
+    {
+        return TestingFiles.captures();
+    }
+
+    @ParameterizedTest
+    @MethodSource("captures")
+    void printsMatrixAndDecisionsForEveryCapture(Path capture)
+    {
+        Result result = run("--nvidia-smi", capture.toString());
+        assertEquals(0, result.code(), result.err());
+        assertTrue(result.out().contains("GPU0"), result.out());
+        assertTrue(result.out().contains("CPU Affinity"));
+        assertTrue(result.out().contains("reason: "), result.out());
+        assertTrue(result.out().contains("Probes:"));
+        assertEquals("", result.err());
+    }
+
+    @ParameterizedTest
+    @MethodSource("captures")
+    void jsonHasTheRequiredFields(Path capture)
+            throws IOException
+    {
+        Result result = run("--nvidia-smi", capture.toString(), "--json", "--peermem", "yes");
+        assertEquals(0, result.code(), result.err());
+        JsonNode root = MAPPER.readTree(result.out());
+        assertTrue(root.get("gpus").isArray());
+        assertTrue(root.get("gpus").size() > 0);
+        Set<String> gpus = new HashSet<>();
+        root.get("gpus").forEach(gpu -> gpus.add(gpu.asText()));
+        Set<String> routes = new HashSet<>();
+        Arrays.stream(Route.values()).forEach(route -> routes.add(route.name()));
+        int count = gpus.size();
+        assertEquals(count * (count - 1) / 2, root.get("pairs").size());
+        for (JsonNode pair : root.get("pairs")) {
+            assertTrue(gpus.contains(pair.get("src").asText()));
+            assertTrue(gpus.contains(pair.get("dst").asText()));
+            assertTrue(pair.get("path").asText().matches("NV\\d+|PIX|PXB|PHB|NODE|SYS"), pair.toString());
+            assertTrue(routes.contains(pair.get("route").asText()), pair.toString());
+            assertTrue(pair.get("bandwidthGBps").isNumber());
+            assertFalse(pair.get("reason").asText().isEmpty());
+        }
+        for (JsonNode nic : root.get("nics")) {
+            assertTrue(gpus.contains(nic.get("gpu").asText()));
+            assertFalse(nic.get("nic").asText().isEmpty());
+            assertTrue(nic.get("path").isTextual());
+            String expected = nic.get("path").asText().matches("PIX|PXB") ? "GPUDIRECT_RDMA" : "RDMA_HOST_STAGED";
+            assertEquals(expected, nic.get("route").asText(), nic.toString());
+            assertFalse(nic.get("reason").asText().isEmpty());
+        }
+        assertTrue(root.get("reports").size() > 0);
+    }
+
+    @Test
+    void peerMemoryFlagChangesTheNicRoute()
+            throws IOException
+    {
+        String capture = TestingFiles.capture("dgx1-v100-4nic.txt").toString();
+        assertEquals("GPUDIRECT_RDMA", firstNicRoute(run("--nvidia-smi", capture, "--json", "--peermem", "yes")));
+        assertEquals("RDMA_HOST_STAGED", firstNicRoute(run("--nvidia-smi", capture, "--json", "--peermem=no")));
+    }
+
+    @Test
+    void confChangesThresholds()
+            throws IOException
+    {
+        String capture = TestingFiles.capture("desktop-2x1080ti.txt").toString();
+        JsonNode root = MAPPER.readTree(run("--nvidia-smi", capture, "--json", "--conf", "spark.ferry.route.p2pLevel=PHB").out());
+        assertEquals("PCIE_P2P", root.get("pairs").get(0).get("route").asText());
+        assertEquals("spark.ferry.route.p2pLevel=PHB (set)", root.get("pairs").get(0).get("threshold").asText());
+    }
+
+    @Test
+    void topologyFileWithSeveralNodes()
+            throws IOException
+    {
+        Result result = run("--topology", TestingFiles.examplesDirectory().resolve("dgx-h100-ib-2node.json").toString(), "--json");
+        assertEquals(0, result.code(), result.err());
+        JsonNode root = MAPPER.readTree(result.out());
+        assertEquals(16, root.get("gpus").size());
+        assertEquals("dgx-a/GPU0", root.get("gpus").get(0).asText());
+        assertEquals("RDMA", root.get("network").get(0).get("route").asText());
+        assertEquals("GDS", root.get("nvme").get(0).get("route").asText());
+        assertTrue(run("--topology", TestingFiles.examplesDirectory().resolve("workstation.json").toString()).out().contains("nvme0"));
+    }
+
+    @Test
+    void probingAnEmptySysfsTreeSaysWhatItCouldNotSee(@TempDir Path sysfs)
+    {
+        Result result = run("--sysfs", sysfs.toString());
+        assertEquals(0, result.code(), result.err());
+        assertTrue(result.out().contains("No GPU seen"), result.out());
+        assertTrue(result.out().contains("could not run"), result.out());
+    }
+
+    @Test
+    void badArgumentsExitTwoWithUsage()
+    {
+        for (List<String> args : List.of(
+                List.of("--frobnicate"),
+                List.of("--nvidia-smi"),
+                List.of("--peermem", "maybe"),
+                List.of("--json=yes"),
+                List.of("--conf", "p2pLevel=PHB"),
+                List.of("--conf", "spark.ferry.route.p2pLevel=near"),
+                List.of("--conf", "spark.ferry.route.p2plevel=PHB"),
+                List.of("--nvidia-smi", "a.txt", "--topology", "b.json"))) {
+            Result result = run(args.toArray(String[]::new));
+            assertEquals(2, result.code(), args.toString());
+            assertTrue(result.err().contains("Usage: ferry topology"), result.err());
+            assertEquals("", result.out());
+        }
+        Result help = run("--help");
+        assertEquals(0, help.code());
+        assertTrue(help.out().contains("Usage: ferry topology"));
+    }
+
+    @Test
+    void badInputFilesExitOne(@TempDir Path temp)
+            throws IOException
+    {
+        Result missing = run("--nvidia-smi", temp.resolve("absent.txt").toString());
+        assertEquals(1, missing.code());
+        assertTrue(missing.err().contains("absent.txt"), missing.err());
+        Path bad = temp.resolve("bad.txt");
+        Files.writeString(bad, "        GPU0    GPU1\nGPU0     X      PIX\nGPU1    PXB      X\n");
+        Result malformed = run("--nvidia-smi", bad.toString());
+        assertEquals(1, malformed.code());
+        assertTrue(malformed.err().contains("line 3"), malformed.err());
+        Path json = temp.resolve("bad.json");
+        Files.writeString(json, "{\"nodes\": 3}");
+        Result badJson = run("--topology", json.toString());
+        assertEquals(1, badJson.code());
+        assertTrue(badJson.err().contains("bad.json: $.nodes: expected an array"), badJson.err());
+    }
+
+    private static String firstNicRoute(Result result)
+            throws IOException
+    {
+        assertEquals(0, result.code(), result.err());
+        JsonNode nics = MAPPER.readTree(result.out()).get("nics");
+        for (JsonNode nic : nics) {
+            if (nic.get("gpu").asText().equals("GPU0") && nic.get("nic").asText().equals("mlx5_0")) {
+                return nic.get("route").asText();
+            }
+        }
+        throw new AssertionError("no GPU0-mlx5_0 entry");
+    }
+
+    private record Result(int code, String out, String err) {}
+
+    private static Result run(String... args)
+    {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = TopologyCommand.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+}
