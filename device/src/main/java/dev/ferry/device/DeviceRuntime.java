@@ -1,0 +1,346 @@
+package dev.ferry.device;
+
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
+import dev.ferry.conf.ConfigSource;
+import dev.ferry.device.cufile.DeviceFile;
+import dev.ferry.device.cufile.IoBufferRegistration;
+import dev.ferry.device.cufile.ReadPath;
+import dev.ferry.device.cufile.ReadPathVerdict;
+import dev.ferry.device.memory.AllocationListener;
+import dev.ferry.device.memory.BufferAllocator;
+import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.device.memory.MemoryLocation;
+import dev.ferry.device.memory.NativeMemory;
+import dev.ferry.device.spi.DeviceBackend;
+import dev.ferry.device.spi.FileReadEngine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The device layer for one executor: devices, allocator roots, streams, peer access, IPC and
+ * device file reads, over one backend chosen by {@code spark.ferry.device}. The contract lives
+ * here, once, so every backend enforces it the same way:
+ * <ul>
+ * <li>every range is checked before a backend sees it;</li>
+ * <li>a copy between two devices needs {@link #enablePeerAccess} first;</li>
+ * <li>an IPC handle cannot be opened by the process that exported it;</li>
+ * <li>{@link #close()} reports leaked buffers.</li>
+ * </ul>
+ * Thread-safe.
+ */
+public final class DeviceRuntime
+        implements AutoCloseable
+{
+    private static final Logger log = LoggerFactory.getLogger(DeviceRuntime.class);
+
+    private final DeviceBackend backend;
+    private final String selectionReason;
+    private final List<BufferAllocator> deviceRoots = new ArrayList<>();
+    private final List<BufferAllocator> importRoots = new ArrayList<>();
+    private final BufferAllocator pinnedRoot;
+    private final Set<Long> enabledPeers = ConcurrentHashMap.newKeySet();
+    private final Map<CopyRoute, AtomicLong> copiedBytes = new EnumMap<>(CopyRoute.class);
+    private final Map<ReadPath, AtomicLong> filesByPath = new EnumMap<>(ReadPath.class);
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    public DeviceRuntime(DeviceBackend backend, long memoryLimit, long pinnedLimit, boolean recordAllocationSites, String selectionReason)
+    {
+        this.backend = requireNonNull(backend, "backend is null");
+        this.selectionReason = requireNonNull(selectionReason, "selectionReason is null");
+        for (DeviceInfo device : backend.devices()) {
+            long limit = memoryLimit > 0 ? Math.min(memoryLimit, device.totalMemory()) : device.totalMemory();
+            MemoryLocation location = MemoryLocation.device(device.ordinal());
+            deviceRoots.add(BufferAllocator.newRoot(backend.name() + "-device-" + device.ordinal(), location, limit, backend::allocate, AllocationListener.NOOP, recordAllocationSites));
+            // Imported IPC memory belongs to another process; it is tracked (for leaks) but never counted against this device's limit.
+            importRoots.add(BufferAllocator.newRoot(backend.name() + "-ipc-imports-" + device.ordinal(), location, Long.MAX_VALUE, DeviceRuntime::refuseAllocation, AllocationListener.NOOP, recordAllocationSites));
+        }
+        this.pinnedRoot = BufferAllocator.newRoot(backend.name() + "-pinned", MemoryLocation.pinnedHost(), pinnedLimit, backend::allocate, AllocationListener.NOOP, recordAllocationSites);
+        for (CopyRoute route : CopyRoute.values()) {
+            copiedBytes.put(route, new AtomicLong());
+        }
+        for (ReadPath path : ReadPath.values()) {
+            filesByPath.put(path, new AtomicLong());
+        }
+        log.info("Ferry device runtime: backend {} with {} device(s) ({})", backend.name(), deviceRoots.size(), selectionReason);
+    }
+
+    /** The runtime {@code spark.ferry.device} asks for. */
+    public static DeviceRuntime create(ConfigSource config)
+    {
+        return DeviceRuntimes.create(config);
+    }
+
+    public String backendName()
+    {
+        return backend.name();
+    }
+
+    /** Why this backend was chosen (for {@code auto}: why CUDA was or was not used). */
+    public String selectionReason()
+    {
+        return selectionReason;
+    }
+
+    public List<DeviceInfo> devices()
+    {
+        return backend.devices();
+    }
+
+    public int deviceCount()
+    {
+        return deviceRoots.size();
+    }
+
+    /** The root allocator of {@code device}, capped at {@code spark.ferry.device.memoryLimit}. */
+    public BufferAllocator deviceAllocator(int device)
+    {
+        checkOpen();
+        return deviceRoots.get(checkDevice(device));
+    }
+
+    public BufferAllocator pinnedAllocator()
+    {
+        checkOpen();
+        return pinnedRoot;
+    }
+
+    /** The root allocator for {@code location}: a device's, or the pinned host root. */
+    public BufferAllocator allocatorFor(MemoryLocation location)
+    {
+        return location.isDevice() ? deviceAllocator(location.device()) : pinnedAllocator();
+    }
+
+    public DeviceStream newStream(int device)
+    {
+        checkOpen();
+        return new DeviceStream(this, device, backend.createStream(checkDevice(device)));
+    }
+
+    public boolean canAccessPeer(int device, int peer)
+    {
+        checkOpen();
+        checkDevice(device);
+        checkDevice(peer);
+        return device != peer && backend.canAccessPeer(device, peer);
+    }
+
+    /**
+     * Lets {@code device} copy to and from {@code peer} directly. Returns false when it was
+     * already enabled; throws when the hardware has no path (see {@link #canAccessPeer}).
+     */
+    public boolean enablePeerAccess(int device, int peer)
+    {
+        checkOpen();
+        if (device == peer) {
+            throw new IllegalArgumentException("Peer access needs two different devices, got " + device + " twice");
+        }
+        if (!canAccessPeer(device, peer)) {
+            throw new FerryException(ErrorCategory.EXTERNAL, "Device " + device + " cannot access device " + peer + " as a peer on backend " + backend.name());
+        }
+        if (enabledPeers.contains(peerKey(device, peer))) {
+            return false;
+        }
+        backend.enablePeerAccess(device, peer);
+        return enabledPeers.add(peerKey(device, peer));
+    }
+
+    public boolean isPeerAccessEnabled(int device, int peer)
+    {
+        return enabledPeers.contains(peerKey(device, peer));
+    }
+
+    void checkPeerAccess(int sourceDevice, int targetDevice, DeviceBuffer source, DeviceBuffer target)
+    {
+        if (!isPeerAccessEnabled(sourceDevice, targetDevice) && !isPeerAccessEnabled(targetDevice, sourceDevice)) {
+            throw new FerryException(ErrorCategory.INTERNAL_ERROR, "Peer access between device " + sourceDevice + " and device " + targetDevice
+                    + " is not enabled: cannot copy " + source.name() + " to " + target.name() + "; call enablePeerAccess first");
+        }
+    }
+
+    /**
+     * Exports a device buffer for another process on this host. The memory stays allocated while
+     * any importer holds it open, even after every local handle is closed.
+     */
+    public IpcHandle exportIpc(DeviceBuffer buffer)
+    {
+        checkOpen();
+        buffer.checkOpen("export");
+        if (!buffer.location().isDevice()) {
+            throw new IllegalArgumentException("Only device memory can be exported over IPC, not " + buffer.name());
+        }
+        return backend.exportIpc(buffer.memory(), buffer.memoryOffset(), buffer.length());
+    }
+
+    /** Opens a handle exported by another process; refuses handles from this process, as CUDA does. */
+    public DeviceBuffer openIpc(IpcHandle handle)
+    {
+        checkOpen();
+        requireNonNull(handle, "handle is null");
+        if (!handle.backend().equals(backend.name())) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + " on backend " + backend.name() + ": it was exported by backend " + handle.backend());
+        }
+        long pid = ProcessHandle.current().pid();
+        if (handle.exporterPid() == pid) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + " in the process that exported it (pid " + pid
+                    + "): like cudaIpcOpenMemHandle, IPC handles open only in other processes");
+        }
+        boolean exporterAlive = ProcessHandle.of(handle.exporterPid()).map(ProcessHandle::isAlive).orElse(false);
+        if (!exporterAlive) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": the exporting process (pid " + handle.exporterPid() + ") no longer runs, so its memory is gone");
+        }
+        checkDevice(handle.device());
+        NativeMemory memory = backend.openIpc(handle);
+        boolean success = false;
+        try {
+            DeviceBuffer buffer = importRoots.get(handle.device()).wrapForeignMemory(memory);
+            success = true;
+            return buffer;
+        }
+        finally {
+            if (!success) {
+                // The wrap failed before a ledger owned the mapping, so nobody else will release it.
+                freeQuietly(memory);
+            }
+        }
+    }
+
+    private static void freeQuietly(NativeMemory memory)
+    {
+        try {
+            NativeMemory.freeUnowned(memory);
+        }
+        catch (RuntimeException e) {
+            log.warn("Could not release IPC mapping {}", memory.describe(), e);
+        }
+    }
+
+    public long pendingIpcReleaseBytes()
+    {
+        return backend.pendingIpcReleaseBytes();
+    }
+
+    public long reclaimIpcReleases()
+    {
+        return backend.reclaimIpcReleases();
+    }
+
+    /**
+     * Registers a device buffer that will be reused as a direct-read target (cuFileBufRegister).
+     * The registration holds a reference to the buffer until it is closed.
+     */
+    public IoBufferRegistration registerForDirectReads(DeviceBuffer buffer)
+    {
+        checkOpen();
+        buffer.checkOpen("register for direct reads");
+        if (!buffer.location().isDevice()) {
+            throw new IllegalArgumentException("Only device memory is registered for direct reads, not " + buffer.name());
+        }
+        DeviceBuffer retained = buffer.retain();
+        boolean success = false;
+        try {
+            IoBufferRegistration registration = new IoBufferRegistration(retained, backend.registerIoBuffer(retained.memory()));
+            success = true;
+            return registration;
+        }
+        finally {
+            if (!success) {
+                retained.close();
+            }
+        }
+    }
+
+    /** Opens {@code path} for reads into device buffers, deciding the read path for this file. */
+    public DeviceFile openFile(Path path)
+    {
+        checkOpen();
+        FileReadEngine engine = backend.openFile(requireNonNull(path, "path is null"));
+        ReadPathVerdict verdict = engine.verdict();
+        filesByPath.get(verdict.path()).incrementAndGet();
+        if (verdict.path() != ReadPath.TRUE_DIRECT) {
+            log.info("Device reads of {} take the {} path: {}", path, verdict.path(), verdict.reason());
+        }
+        return new DeviceFile(this, path, engine);
+    }
+
+    /** How many files were opened per read path (every fallback is counted). */
+    public long filesOpened(ReadPath path)
+    {
+        return filesByPath.get(path).get();
+    }
+
+    public long bytesCopied(CopyRoute route)
+    {
+        return copiedBytes.get(route).get();
+    }
+
+    void countCopy(CopyRoute route, long bytes)
+    {
+        copiedBytes.get(route).addAndGet(bytes);
+    }
+
+    private int checkDevice(int device)
+    {
+        if (device < 0 || device >= deviceRoots.size()) {
+            throw new IllegalArgumentException("No device " + device + " on backend " + backend.name() + ", which has " + deviceRoots.size() + " device(s)");
+        }
+        return device;
+    }
+
+    private void checkOpen()
+    {
+        if (closed.get()) {
+            throw new IllegalStateException("Device runtime (" + backend.name() + ") is closed");
+        }
+    }
+
+    private static long peerKey(int device, int peer)
+    {
+        return ((long) device << 32) | (peer & 0xFFFFFFFFL);
+    }
+
+    private static NativeMemory refuseAllocation(MemoryLocation location, long size)
+    {
+        throw new IllegalStateException("The IPC import allocator only accounts imported memory; it cannot allocate");
+    }
+
+    /**
+     * Closes every allocator and then the backend. Idempotent. Throws {@link IllegalStateException}
+     * with the leak report when buffers are still open (the backend is closed regardless).
+     */
+    @Override
+    public void close()
+    {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        List<String> leaks = new ArrayList<>();
+        List<BufferAllocator> all = new ArrayList<>(deviceRoots);
+        all.addAll(importRoots);
+        all.add(pinnedRoot);
+        for (BufferAllocator allocator : all) {
+            try {
+                allocator.close();
+            }
+            catch (IllegalStateException e) {
+                leaks.add(e.getMessage());
+            }
+        }
+        backend.close();
+        if (!leaks.isEmpty()) {
+            throw new IllegalStateException(String.join("\n", leaks));
+        }
+    }
+}

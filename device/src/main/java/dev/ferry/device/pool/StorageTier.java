@@ -1,0 +1,9 @@
+package dev.ferry.device.pool;
+
+/** Where a stored block currently lives, fastest first. */
+public enum StorageTier
+{
+    DEVICE,
+    HOST,
+    DISK,
+}

@@ -1,0 +1,236 @@
+package dev.ferry.device.simulated;
+
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
+import dev.ferry.conf.ConfigSource;
+import dev.ferry.device.DeviceConfigKeys;
+import dev.ferry.device.DeviceInfo;
+import dev.ferry.device.IpcHandle;
+import dev.ferry.device.host.ByteBufferStream;
+import dev.ferry.device.host.CopyShaper;
+import dev.ferry.device.host.HostMemory;
+import dev.ferry.device.ipc.IpcExportLease;
+import dev.ferry.device.ipc.IpcImportLease;
+import dev.ferry.device.ipc.SharedMemoryFiles;
+import dev.ferry.device.memory.MemoryLocation;
+import dev.ferry.device.memory.NativeMemory;
+import dev.ferry.device.spi.BackendStream;
+import dev.ferry.device.spi.DeviceBackend;
+import dev.ferry.device.spi.FileReadEngine;
+import dev.ferry.device.spi.IoRegistration;
+import dev.ferry.topology.model.PathClass;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * GPUs simulated in shared memory, behaving like CUDA under the device contract: fixed capacity,
+ * peer copies only after peer access is enabled, IPC handles that map the same bytes in another
+ * JVM (and not in this one), and O_DIRECT file reads into device memory. Copies can be shaped to
+ * link bandwidths (off by default).
+ */
+public final class SimulatedBackend
+        implements DeviceBackend
+{
+    public static final String NAME = "simulated";
+
+    private final List<SharedArena> arenas = new ArrayList<>();
+    private final List<DeviceInfo> devices = new ArrayList<>();
+    private final Path sharedDirectory;
+    private final boolean peerAccess;
+    private final CopyShaper shaper;
+
+    public SimulatedBackend(ConfigSource config)
+    {
+        int count = DeviceConfigKeys.SIMULATED_COUNT.get(config);
+        long capacity = DeviceConfigKeys.SIMULATED_CAPACITY.get(config);
+        if (count < 1 || count > 64) {
+            throw new FerryException(ErrorCategory.USER_ERROR, DeviceConfigKeys.SIMULATED_COUNT.name() + " must be between 1 and 64, got " + count);
+        }
+        if (capacity < SharedArena.ALIGNMENT || capacity > HostMemory.MAX_SIZE) {
+            throw new FerryException(ErrorCategory.USER_ERROR, DeviceConfigKeys.SIMULATED_CAPACITY.name() + " must be between 4k and " + HostMemory.MAX_SIZE + " bytes, got " + capacity);
+        }
+        this.sharedDirectory = SharedMemoryFiles.directory(DeviceConfigKeys.SIMULATED_SHM_DIR.get(config));
+        this.peerAccess = DeviceConfigKeys.SIMULATED_PEER_ACCESS.get(config);
+        PathClass peerPath = PathClass.parseLevel(DeviceConfigKeys.SIMULATED_PEER_PATH.get(config));
+        this.shaper = DeviceConfigKeys.SHAPING_ENABLED.get(config)
+                ? new BandwidthShaper(peerPath, DeviceConfigKeys.SHAPING_NVLINK_GBPS.get(config), DeviceConfigKeys.SHAPING_PCIE_GBPS.get(config),
+                        DeviceConfigKeys.SHAPING_SYS_GBPS.get(config), DeviceConfigKeys.SHAPING_LOCAL_GBPS.get(config))
+                : CopyShaper.NONE;
+        try {
+            for (int device = 0; device < count; device++) {
+                SharedArena arena = SharedArena.create(device, capacity, sharedDirectory);
+                arenas.add(arena);
+                devices.add(new DeviceInfo(device, "Simulated GPU " + device, capacity, "simulated:" + device));
+            }
+        }
+        catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    @Override
+    public String name()
+    {
+        return NAME;
+    }
+
+    @Override
+    public List<DeviceInfo> devices()
+    {
+        return List.copyOf(devices);
+    }
+
+    @Override
+    public NativeMemory allocate(MemoryLocation location, long size)
+    {
+        if (location.isDevice()) {
+            return arenas.get(location.device()).allocate(size);
+        }
+        return HostMemory.allocate(location, size);
+    }
+
+    @Override
+    public BackendStream createStream(int device)
+    {
+        return new ByteBufferStream(shaper);
+    }
+
+    @Override
+    public boolean canAccessPeer(int device, int peer)
+    {
+        return peerAccess && device != peer;
+    }
+
+    @Override
+    public void enablePeerAccess(int device, int peer)
+    {
+        // The runtime records the permission; the arenas are reachable from any simulated device.
+    }
+
+    @Override
+    public IpcHandle exportIpc(NativeMemory memory, long offset, long length)
+    {
+        if (!(memory instanceof ArenaMemory)) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Only memory allocated by this process can be exported, not " + memory.describe());
+        }
+        ArenaMemory arenaMemory = (ArenaMemory) memory;
+        IpcExportLease lease = IpcExportLease.create(sharedDirectory);
+        arenaMemory.addLease(lease);
+        byte[] payload = encodePayload(arenaMemory.arena().file().toString(), arenaMemory.arenaOffset());
+        return new IpcHandle(NAME, ProcessHandle.current().pid(), arenaMemory.location().device(), offset, length, lease.path().toString(), payload);
+    }
+
+    @Override
+    public NativeMemory openIpc(IpcHandle handle)
+    {
+        String arenaFile;
+        long arenaOffset;
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(handle.payload()))) {
+            arenaFile = in.readUTF();
+            arenaOffset = in.readLong();
+        }
+        catch (IOException e) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Malformed simulated IPC payload in " + handle, e);
+        }
+        IpcImportLease lease = IpcImportLease.acquire(Paths.get(handle.leasePath()), handle.toString());
+        boolean success = false;
+        try (FileChannel channel = FileChannel.open(Paths.get(arenaFile), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            long start = arenaOffset + handle.offset();
+            if (arenaOffset < 0 || start + handle.length() > channel.size()) {
+                throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": range [" + start + ", +" + handle.length() + ") lies outside " + arenaFile + " (" + channel.size() + " bytes)");
+            }
+            MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_WRITE, start, handle.length());
+            ImportedMemory memory = new ImportedMemory(MemoryLocation.device(handle.device()), mapping, lease,
+                    "IPC import of pid " + handle.exporterPid() + " simulated GPU " + handle.device() + " [" + start + ", +" + handle.length() + ")");
+            success = true;
+            return memory;
+        }
+        catch (NoSuchFileException e) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": the exporter's device memory " + arenaFile + " is gone", e);
+        }
+        catch (IOException e) {
+            throw new FerryException(ErrorCategory.EXTERNAL, "Cannot map " + handle + " from " + arenaFile + ": " + e.getMessage(), e);
+        }
+        finally {
+            if (!success) {
+                lease.release();
+            }
+        }
+    }
+
+    private static byte[] encodePayload(String arenaFile, long arenaOffset)
+    {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeUTF(arenaFile);
+            out.writeLong(arenaOffset);
+            out.flush();
+            return bytes.toByteArray();
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public long pendingIpcReleaseBytes()
+    {
+        long pending = 0;
+        for (SharedArena arena : arenas) {
+            pending += arena.pendingBytes();
+        }
+        return pending;
+    }
+
+    @Override
+    public long reclaimIpcReleases()
+    {
+        long freed = 0;
+        for (SharedArena arena : arenas) {
+            freed += arena.reclaim();
+        }
+        return freed;
+    }
+
+    @Override
+    public IoRegistration registerIoBuffer(NativeMemory memory)
+    {
+        // The arena is always reachable by O_DIRECT reads; there is no BAR1 to pin.
+        return IoRegistration.emulated("simulated GPU: arena memory needs no pinning for direct reads");
+    }
+
+    @Override
+    public FileReadEngine openFile(Path path)
+    {
+        return DirectFileEngine.open(path);
+    }
+
+    /** How many files fell back from O_DIRECT to POSIX in this JVM. */
+    public static long posixFallbacks()
+    {
+        return DirectFileEngine.POSIX_FALLBACKS.get();
+    }
+
+    @Override
+    public void close()
+    {
+        for (SharedArena arena : arenas) {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package dev.ferry.device.spi;
+
+import dev.ferry.device.DeviceInfo;
+import dev.ferry.device.IpcHandle;
+import dev.ferry.device.memory.MemoryLocation;
+import dev.ferry.device.memory.NativeMemory;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What a backend (CUDA, simulated, host) provides under {@code DeviceRuntime}. The runtime checks
+ * every argument, keeps the accounting and enforces the contract (peer access before peer copies,
+ * no IPC open in the exporting process); a backend only does the raw work.
+ */
+public interface DeviceBackend
+        extends AutoCloseable
+{
+    String name();
+
+    List<DeviceInfo> devices();
+
+    /** Allocates raw memory, or throws {@code DeviceOutOfMemoryException}. */
+    NativeMemory allocate(MemoryLocation location, long size);
+
+    BackendStream createStream(int device);
+
+    boolean canAccessPeer(int device, int peer);
+
+    void enablePeerAccess(int device, int peer);
+
+    /** Exports {@code [offset, +length)} of device memory; the memory stays alive while importers hold it. */
+    IpcHandle exportIpc(NativeMemory memory, long offset, long length);
+
+    /** Maps a handle exported by another process. */
+    NativeMemory openIpc(IpcHandle handle);
+
+    /** Bytes freed by their owner but still held by importers in other processes. */
+    long pendingIpcReleaseBytes();
+
+    /** Frees what importers have since let go of; returns the bytes freed. */
+    long reclaimIpcReleases();
+
+    /** Registers device memory for direct reads (cuFileBufRegister), or says why not. */
+    IoRegistration registerIoBuffer(NativeMemory memory);
+
+    /** Decides the read path for one file (KvikIO AUTO style) and opens it. */
+    FileReadEngine openFile(Path path);
+
+    @Override
+    void close();
+}
