@@ -23,7 +23,8 @@ public final class TopologyConfigKeys
     public static final ConfigKey<PathClass> GDS_LEVEL = ConfigKey.choice("spark.ferry.route.gdsLevel", PathClass.class, PathClass.PXB,
             "Farthest path class between a GPU and an NVMe drive for GPUDirect Storage; farther reads use a bounce buffer.");
     public static final ConfigKey<String> GDS_FILESYSTEMS = ConfigKey.string("spark.ferry.route.gdsFilesystems", "ext4,xfs",
-            "Filesystems cuFile can read directly (ext4 only with data=ordered), comma-separated.");
+            "Filesystems cuFile can read directly (ext4 only with data=ordered), comma-separated. Network and FUSE "
+                    + "filesystems are never read directly, whatever this lists.");
 
     public static final ConfigKey<Double> NVLINK_SM60_GBPS = ConfigKey.decimal("spark.ferry.topology.nvlinkBandwidth.sm60", 18.0,
             "GB/s per NVLink, Pascal (NCCL SM60_NVLINK_BW).");

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
 
@@ -18,6 +19,7 @@ import static java.util.Objects.requireNonNull;
  * @param nvidiaSmi a {@code nvidia-smi topo -m} capture to read
  * @param sysfs a sysfs tree to probe instead of {@code /sys}
  * @param topology a topology file to load
+ * @param file {@code --file PATH}: a file of this machine whose reads to decide too
  * @param peerMemory {@code --peermem yes|no}: overrides the peer-memory fact of every node
  * @param json print JSON instead of text
  * @param help print usage
@@ -27,15 +29,18 @@ record TopologyArguments(
         Optional<Path> nvidiaSmi,
         Optional<Path> sysfs,
         Optional<Path> topology,
+        Optional<Path> file,
         Optional<Boolean> peerMemory,
         boolean json,
         boolean help,
         Map<String, String> conf)
 {
+    private static final Set<String> TAKES_VALUE = Set.of("--nvidia-smi", "--sysfs", "--topology", "--file", "--peermem", "--conf");
     private static final List<String> KNOWN_KEYS = new TopologyConfigKeys().keys().stream().map(ConfigKey::name).toList();
 
     static final String USAGE = String.join("\n",
-            "Usage: ferry topology [--nvidia-smi FILE | --topology FILE | --sysfs DIR] [--peermem yes|no] [--json] [--conf spark.ferry.KEY=VALUE]...",
+            "Usage: ferry topology [--nvidia-smi FILE | --topology FILE | --sysfs DIR | --file PATH] [--peermem yes|no] [--json]",
+            "                      [--conf spark.ferry.KEY=VALUE]...",
             "",
             "Prints the device matrix (GPUs, RDMA NICs, NVMe) and every route decision with its reason.",
             "With no input it probes this machine and says what it could not see.",
@@ -43,6 +48,9 @@ record TopologyArguments(
             "  --nvidia-smi FILE   read a 'nvidia-smi topo -m' capture",
             "  --topology FILE     load a topology file (JSON; one or more nodes)",
             "  --sysfs DIR         probe a sysfs tree instead of /sys (NVML is not asked)",
+            "  --file PATH         also decide how PATH would be read into each GPU of this machine (GDS or BOUNCE),",
+            "                      or into host memory (HOST) without a GPU; PATH is found through this machine's",
+            "                      mount table and /sys, so it cannot go with --nvidia-smi, --topology or --sysfs",
             "  --peermem yes|no    whether a peer-memory module (nvidia_peermem) or DMA-BUF is available",
             "  --json              print one JSON object instead of text",
             "  --conf KEY=VALUE    a spark.ferry.* setting, e.g. spark.ferry.route.p2pLevel=PHB",
@@ -54,6 +62,7 @@ record TopologyArguments(
         requireNonNull(nvidiaSmi, "nvidiaSmi is null");
         requireNonNull(sysfs, "sysfs is null");
         requireNonNull(topology, "topology is null");
+        requireNonNull(file, "file is null");
         requireNonNull(peerMemory, "peerMemory is null");
         conf = Map.copyOf(requireNonNull(conf, "conf is null"));
     }
@@ -64,6 +73,7 @@ record TopologyArguments(
         Optional<Path> nvidiaSmi = Optional.empty();
         Optional<Path> sysfs = Optional.empty();
         Optional<Path> topology = Optional.empty();
+        Optional<Path> file = Optional.empty();
         Optional<Boolean> peerMemory = Optional.empty();
         boolean json = false;
         boolean help = false;
@@ -76,6 +86,9 @@ record TopologyArguments(
                 value = arg.substring(equals + 1);
                 arg = arg.substring(0, equals);
             }
+            else if (TAKES_VALUE.contains(arg)) {
+                value = next(args, ++i, arg);
+            }
             switch (arg) {
                 case "--json":
                     noValue(arg, value);
@@ -87,33 +100,34 @@ record TopologyArguments(
                     help = true;
                     break;
                 case "--nvidia-smi":
-                    nvidiaSmi = Optional.of(Path.of(once(arg, nvidiaSmi, value != null ? value : next(args, ++i, arg))));
+                    nvidiaSmi = once(arg, nvidiaSmi, value);
                     break;
                 case "--sysfs":
-                    sysfs = Optional.of(Path.of(once(arg, sysfs, value != null ? value : next(args, ++i, arg))));
+                    sysfs = once(arg, sysfs, value);
                     break;
                 case "--topology":
-                    topology = Optional.of(Path.of(once(arg, topology, value != null ? value : next(args, ++i, arg))));
+                    topology = once(arg, topology, value);
+                    break;
+                case "--file":
+                    file = once(arg, file, value);
                     break;
                 case "--peermem":
-                    String answer = value != null ? value : next(args, ++i, arg);
                     if (peerMemory.isPresent()) {
                         throw new IllegalArgumentException("--peermem given twice");
                     }
-                    peerMemory = Optional.of(yesNo(answer));
+                    peerMemory = Optional.of(yesNo(value));
                     break;
                 case "--conf":
-                    String setting = value != null ? value : next(args, ++i, arg);
-                    int split = setting.indexOf('=');
-                    if (split <= 0 || !setting.startsWith("spark.ferry.")) {
-                        throw new IllegalArgumentException("--conf expects spark.ferry.KEY=VALUE, got '" + setting + "'");
+                    int split = value.indexOf('=');
+                    if (split <= 0 || !value.startsWith("spark.ferry.")) {
+                        throw new IllegalArgumentException("--conf expects spark.ferry.KEY=VALUE, got '" + value + "'");
                     }
-                    String key = setting.substring(0, split);
+                    String key = value.substring(0, split);
                     // A misspelt threshold would silently keep its default
                     if ((key.startsWith("spark.ferry.topology.") || key.startsWith("spark.ferry.route.")) && !KNOWN_KEYS.contains(key)) {
                         throw new IllegalArgumentException("Unknown setting '" + key + "'; topology and route settings are: " + String.join(", ", KNOWN_KEYS));
                     }
-                    conf.put(key, setting.substring(split + 1));
+                    conf.put(key, value.substring(split + 1));
                     break;
                 default:
                     throw new IllegalArgumentException("Unknown argument '" + args.get(i) + "'");
@@ -123,7 +137,12 @@ record TopologyArguments(
         if (inputs > 1) {
             throw new IllegalArgumentException("Give at most one of --nvidia-smi, --topology and --sysfs");
         }
-        return new TopologyArguments(nvidiaSmi, sysfs, topology, peerMemory, json, help, conf);
+        if (file.isPresent() && inputs > 0) {
+            // The mount table and /sys that locate the file are this machine's; a capture, file or tree describes another
+            throw new IllegalArgumentException("--file is located through this machine's mount table and /sys, so it goes only with "
+                    + "the probe of this machine, not with --nvidia-smi, --topology or --sysfs");
+        }
+        return new TopologyArguments(nvidiaSmi, sysfs, topology, file, peerMemory, json, help, conf);
     }
 
     private static String next(List<String> args, int index, String option)
@@ -134,7 +153,7 @@ record TopologyArguments(
         return args.get(index);
     }
 
-    private static String once(String option, Optional<Path> previous, String value)
+    private static Optional<Path> once(String option, Optional<Path> previous, String value)
     {
         if (previous.isPresent()) {
             throw new IllegalArgumentException(option + " given twice");
@@ -142,7 +161,7 @@ record TopologyArguments(
         if (value.isEmpty()) {
             throw new IllegalArgumentException(option + " needs a value");
         }
-        return value;
+        return Optional.of(Path.of(value));
     }
 
     private static void noValue(String option, String value)

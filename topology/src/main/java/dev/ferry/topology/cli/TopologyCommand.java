@@ -5,10 +5,12 @@ import dev.ferry.common.FerryException;
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.topology.file.TopologyFileReader;
 import dev.ferry.topology.model.ClusterTopology;
+import dev.ferry.topology.model.FilePlacement;
 import dev.ferry.topology.model.NodeTopology;
 import dev.ferry.topology.model.PeerMemory;
 import dev.ferry.topology.probe.MachineProber;
 import dev.ferry.topology.probe.ProbeOptions;
+import dev.ferry.topology.probe.mount.FilePlacementProbe;
 import dev.ferry.topology.report.DecisionReport;
 import dev.ferry.topology.report.JsonReport;
 import dev.ferry.topology.report.TextReport;
@@ -21,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * {@code ferry topology}: shows a machine's (or a capture's, or a topology file's) devices and every route
@@ -43,6 +46,15 @@ public final class TopologyCommand
 
     public static int run(List<String> args, PrintStream out, PrintStream err)
     {
+        return run(args, out, err, ProbeOptions.localMachine(), FilePlacementProbe.localMachine());
+    }
+
+    /**
+     * As {@link #run(List, PrintStream, PrintStream)}, with "this machine" being what {@code machine} and
+     * {@code files} look at (tests pass fixture trees and mount tables).
+     */
+    static int run(List<String> args, PrintStream out, PrintStream err, ProbeOptions machine, FilePlacementProbe files)
+    {
         TopologyArguments arguments;
         RoutePolicy policy;
         try {
@@ -59,8 +71,9 @@ public final class TopologyCommand
             return OK;
         }
         try {
-            ClusterTopology cluster = overridePeerMemory(load(arguments), arguments);
-            DecisionReport report = DecisionReport.decide(cluster, policy);
+            ClusterTopology cluster = overridePeerMemory(load(arguments, machine), arguments);
+            Optional<FilePlacement> file = arguments.file().map(path -> files.locate(path).placement());
+            DecisionReport report = DecisionReport.decide(cluster, policy, file);
             out.print(arguments.json() ? JsonReport.render(report) + "\n" : TextReport.render(report));
             out.flush();
             return OK;
@@ -71,7 +84,7 @@ public final class TopologyCommand
         }
     }
 
-    private static ClusterTopology load(TopologyArguments arguments)
+    private static ClusterTopology load(TopologyArguments arguments, ProbeOptions machine)
     {
         if (arguments.nvidiaSmi().isPresent()) {
             return ClusterTopology.single(NvidiaSmiTopology.read(arguments.nvidiaSmi().get()));
@@ -79,7 +92,7 @@ public final class TopologyCommand
         if (arguments.topology().isPresent()) {
             return TopologyFileReader.load(arguments.topology().get());
         }
-        ProbeOptions options = arguments.sysfs().map(ProbeOptions::sysfsTree).orElseGet(ProbeOptions::localMachine);
+        ProbeOptions options = arguments.sysfs().map(ProbeOptions::sysfsTree).orElse(machine);
         return ClusterTopology.single(MachineProber.probe(options));
     }
 

@@ -306,7 +306,7 @@ public final class TopologyFileReader
 
     private static Relation relation(JsonCursor json)
     {
-        json.allowOnly(Set.of("a", "b", "path", "pcie", "source"));
+        json.allowOnly(Set.of("a", "b", "path", "nvlinkVersion", "pcie", "source", "detail"));
         String a = json.field("a").string();
         String b = json.field("b").string();
         JsonCursor pathField = json.field("path");
@@ -331,7 +331,8 @@ public final class TopologyFileReader
             }
         }
         try {
-            return new Relation(a, b, pathClass, count, link, json.optionalString("source").orElse("file"));
+            return new Relation(a, b, pathClass, count, json.optionalString("nvlinkVersion"), link, json.optionalString("source").orElse("file"),
+                    json.optionalString("detail"));
         }
         catch (IllegalArgumentException e) {
             throw json.error(e.getMessage(), e);

@@ -105,8 +105,10 @@ public final class TopologyFileWriter
                     .put("a", relation.a())
                     .put("b", relation.b())
                     .put("path", relation.cell());
+            relation.nvlinkVersion().ifPresent(version -> entry.put("nvlinkVersion", version));
             relation.bottleneck().ifPresent(link -> entry.putObject("pcie").put("gen", link.gen()).put("width", link.width()));
             entry.put("source", relation.source());
+            relation.detail().ifPresent(detail -> entry.put("detail", detail));
         }
         ArrayNode p2p = json.putArray("p2p");
         for (P2pStatus status : node.p2pStatuses()) {

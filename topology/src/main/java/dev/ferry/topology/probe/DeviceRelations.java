@@ -2,6 +2,7 @@ package dev.ferry.topology.probe;
 
 import dev.ferry.topology.model.PcieLink;
 import dev.ferry.topology.model.Relation;
+import dev.ferry.topology.probe.nvml.NvmlConstants;
 import dev.ferry.topology.probe.nvml.NvmlGpu;
 import dev.ferry.topology.probe.nvml.NvmlSnapshot;
 import dev.ferry.topology.probe.sysfs.PciPath;
@@ -14,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 import static java.util.Objects.requireNonNull;
 
@@ -78,7 +80,11 @@ final class DeviceRelations
         if (nvml.isPresent() && firstGpu != null && secondGpu != null) {
             int links = nvml.get().nvLinkCount(firstGpu, secondGpu);
             if (links > 0) {
-                return Optional.of(Relation.nvlink(first.name(), second.name(), links, "nvml"));
+                Relation nvlink = Relation.nvlink(first.name(), second.name(), links, "nvml")
+                        .withDetail(nvml.get().nvLinkDetail(firstGpu, secondGpu));
+                OptionalInt version = nvml.get().nvLinkVersion(firstGpu, secondGpu);
+                Optional<String> versionName = version.isPresent() ? NvmlConstants.nvLinkVersionName(version.getAsInt()) : Optional.empty();
+                return Optional.of(versionName.map(nvlink::withNvlinkVersion).orElse(nvlink));
             }
         }
         Optional<SysfsPciDevice> left = sysfs.pciDevice(first.pci());
@@ -87,7 +93,8 @@ final class DeviceRelations
             return Optional.empty();
         }
         PciPath path = classifier.classify(left.get(), right.get());
-        return Optional.of(new Relation(first.name(), second.name(), path.pathClass(), 0, toLink(path.bottleneck()), "sysfs"));
+        return Optional.of(new Relation(first.name(), second.name(), path.pathClass(), 0, toLink(path.bottleneck()), "sysfs")
+                .withDetail(path.describe()));
     }
 
     static Optional<PcieLink> toLink(PcieLinkReading reading)

@@ -79,19 +79,22 @@ public final class MachineProber
         gpus.forEach(node::gpu);
         node.report(gpuReport(sysfs, snapshot, gpus, pciDevices));
 
+        // Device names must be unique across kinds; the first kind to claim a name keeps it
+        Set<String> taken = new HashSet<>();
+        gpus.forEach(gpu -> taken.add(gpu.name()));
         List<SysfsPciDevice> switches = sysfs.nvSwitches();
         for (int index = 0; index < switches.size(); index++) {
-            node.nvSwitch(new NvSwitch("NVSwitch" + index, Optional.of(switches.get(index).address())));
+            NvSwitch nvSwitch = new NvSwitch("NVSwitch" + index, Optional.of(switches.get(index).address()));
+            if (taken.add(nvSwitch.name())) {
+                node.nvSwitch(nvSwitch);
+            }
         }
         nvSwitchReport(switches, snapshot).ifPresent(node::report);
 
-        List<Nic> nics = nics(sysfs);
+        List<Nic> nics = nics(sysfs).stream().filter(nic -> taken.add(nic.name())).toList();
         nics.forEach(node::nic);
         node.report(rdmaReport(sysfs, nics, reader));
 
-        Set<String> taken = new HashSet<>();
-        gpus.forEach(gpu -> taken.add(gpu.name()));
-        nics.forEach(nic -> taken.add(nic.name()));
         for (NetInterface netInterface : sysfs.netInterfaces()) {
             if (taken.add(netInterface.name())) {
                 node.netInterface(netInterface);
@@ -99,14 +102,11 @@ public final class MachineProber
         }
         node.report(netReport(sysfs.netInterfaces(), reader));
 
-        for (NvmeDrive drive : sysfs.nvmeDrives()) {
-            if (taken.add(drive.controller())) {
-                node.nvme(drive);
-            }
-        }
-        node.report(nvmeReport(sysfs.nvmeDrives(), reader));
+        List<NvmeDrive> drives = sysfs.nvmeDrives().stream().filter(drive -> taken.add(drive.controller())).toList();
+        drives.forEach(node::nvme);
+        node.report(nvmeReport(drives, reader));
 
-        List<PciEndpoint> endpoints = endpoints(gpus, nics, sysfs.nvmeDrives());
+        List<PciEndpoint> endpoints = endpoints(gpus, nics, drives);
         DeviceRelations relations = new DeviceRelations(sysfs, snapshot, nvmlGpus);
         List<String> unplaced = new ArrayList<>();
         relations.relate(endpoints, unplaced).forEach(node::relation);
@@ -135,8 +135,8 @@ public final class MachineProber
     }
 
     /**
-     * NVML's GPUs when it answered (its index order is CUDA's PCI order), filling in what NVML did not say
-     * from sysfs; otherwise the NVIDIA GPUs sysfs shows, in address order.
+     * NVML's GPUs when it answered, in NVML's index order (what {@code nvidia-smi} prints), with the NUMA
+     * node from sysfs; otherwise the NVIDIA GPUs sysfs shows, in address order (NVML's usual order too).
      */
     private static List<Gpu> gpus(SysfsSnapshot sysfs, Optional<NvmlSnapshot> snapshot, Map<String, NvmlGpu> nvmlGpus)
     {

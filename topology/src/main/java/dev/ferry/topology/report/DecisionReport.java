@@ -1,6 +1,7 @@
 package dev.ferry.topology.report;
 
 import dev.ferry.topology.model.ClusterTopology;
+import dev.ferry.topology.model.FilePlacement;
 import dev.ferry.topology.model.Gpu;
 import dev.ferry.topology.model.Nic;
 import dev.ferry.topology.model.NodeTopology;
@@ -10,6 +11,7 @@ import dev.ferry.topology.route.RoutePolicy;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -34,9 +36,21 @@ public record DecisionReport(ClusterTopology cluster, List<NodeDecisions> nodes,
 
     public static DecisionReport decide(ClusterTopology cluster, RoutePolicy policy)
     {
+        return decide(cluster, policy, Optional.empty());
+    }
+
+    /**
+     * Every decision, and how {@code file} would be read on the cluster's node: into each GPU, or into host
+     * memory when there is none. A file lives on one machine, so with a file the cluster must have one node.
+     */
+    public static DecisionReport decide(ClusterTopology cluster, RoutePolicy policy, Optional<FilePlacement> file)
+    {
+        if (file.isPresent() && cluster.nodes().size() != 1) {
+            throw new IllegalArgumentException("A file lives on one node, but cluster " + cluster.name() + " has " + cluster.nodes().size());
+        }
         List<NodeDecisions> nodes = new ArrayList<>();
         for (NodeTopology node : cluster.nodes()) {
-            nodes.add(decide(node, policy));
+            nodes.add(decide(node, policy, file));
         }
         List<RouteDecision> network = new ArrayList<>();
         List<RouteDecision> gpuNetwork = new ArrayList<>();
@@ -57,7 +71,7 @@ public record DecisionReport(ClusterTopology cluster, List<NodeDecisions> nodes,
         return new DecisionReport(cluster, nodes, network, gpuNetwork);
     }
 
-    private static NodeDecisions decide(NodeTopology node, RoutePolicy policy)
+    private static NodeDecisions decide(NodeTopology node, RoutePolicy policy, Optional<FilePlacement> file)
     {
         List<RouteDecision> pairs = new ArrayList<>();
         List<RouteDecision> nics = new ArrayList<>();
@@ -74,7 +88,15 @@ public record DecisionReport(ClusterTopology cluster, List<NodeDecisions> nodes,
                 nvmes.add(policy.gpuToNvme(node, gpus.get(i).name(), nvme.controller()));
             }
         }
-        return new NodeDecisions(node, pairs, nics, nvmes);
+        return new NodeDecisions(node, pairs, nics, nvmes, file.map(placement -> fileReads(node, policy, placement)));
+    }
+
+    private static FileReads fileReads(NodeTopology node, RoutePolicy policy, FilePlacement placement)
+    {
+        if (node.gpus().isEmpty()) {
+            return new FileReads(placement, List.of(policy.gpuToFile(node, Optional.empty(), placement)));
+        }
+        return new FileReads(placement, node.gpus().stream().map(gpu -> policy.gpuToFile(node, Optional.of(gpu.name()), placement)).toList());
     }
 
     /** Whether names need a host prefix to be unique (more than one node). */

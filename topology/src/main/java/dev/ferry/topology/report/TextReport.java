@@ -30,6 +30,10 @@ public final class TextReport
             section(out, "GPU <-> GPU", decisions.gpuPairs());
             section(out, "GPU <-> NIC", decisions.gpuNics());
             section(out, "GPU <- NVMe (GPUDirect Storage)", decisions.gpuNvmes());
+            decisions.fileReads().ifPresent(reads -> {
+                out.append("\nFile ").append(reads.placement().path()).append(":\n  ").append(reads.placement().describe()).append('\n');
+                section(out, node.gpus().isEmpty() ? "Host <- file" : "GPU <- file", reads.decisions());
+            });
             out.append('\n');
         }
         if (!report.network().isEmpty()) {
@@ -83,6 +87,7 @@ public final class TextReport
                     .append(decision.path()).append("  ").append(decision.route()).append("  ")
                     .append(Bandwidth.format(decision.bandwidthGBps())).append(" GB/s\n");
             out.append("      reason: ").append(decision.reason()).append('\n');
+            decision.pathDetail().ifPresent(detail -> out.append("      path: ").append(detail).append('\n'));
             out.append("      bandwidth: ").append(decision.bandwidthSource()).append('\n');
             out.append("      rule: ").append(decision.rule()).append("; threshold: ").append(decision.threshold()).append('\n');
             decision.runnerUp().ifPresent(runnerUp -> out.append("      runner-up: ").append(runnerUp.route()).append(" - ").append(runnerUp.whyNot()).append('\n'));

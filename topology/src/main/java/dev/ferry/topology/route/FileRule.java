@@ -1,5 +1,7 @@
 package dev.ferry.topology.route;
 
+import dev.ferry.topology.TopologyConfigKeys;
+import dev.ferry.topology.model.BlockDevice;
 import dev.ferry.topology.model.FilePlacement;
 import dev.ferry.topology.model.KernelFact;
 import dev.ferry.topology.model.NodeTopology;
@@ -12,24 +14,30 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.regex.Pattern;
+import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * A file read into a GPU: GPUDirect Storage when cuFile can do true direct I/O (driver support, a
- * filesystem it reads directly, straight on an NVMe namespace within the GDS level of the GPU),
- * otherwise a pinned bounce buffer; with no GPU, plain host I/O.
+ * A file read into a GPU: GPUDirect Storage when cuFile can do true direct I/O, otherwise a pinned
+ * bounce buffer; with no GPU, plain host I/O. The one place that judges a {@link FilePlacement}:
+ * <ul>
+ * <li>the GPU side: {@code nvidia_fs} (else cuFile runs in compat mode), and an NVMe controller within
+ *     {@code spark.ferry.route.gdsLevel} of the GPU;</li>
+ * <li>the storage side: a filesystem cuFile reads directly ({@code spark.ferry.route.gdsFilesystems}, ext4
+ *     only with {@code data=ordered}, the default when no {@code data=} option shows), sitting directly on a
+ *     local PCIe NVMe namespace or partition: no device-mapper (LVM, dm-crypt), md RAID, loop or other
+ *     stacked device in between. Network and FUSE filesystems (NFS, Lustre, GPFS, BeeGFS, WekaFS) have GDS
+ *     paths of their own that Ferry does not use.</li>
+ * </ul>
  */
 final class FileRule
 {
     private static final String RULE_GDS = "GPU-file: cuFile direct I/O possible";
     private static final String RULE_BOUNCE = "GPU-file: cuFile direct I/O not possible, bounce through pinned host memory";
     private static final String RULE_HOST = "file: no GPU destination";
-    private static final Pattern NVME_NAMESPACE = Pattern.compile("nvme\\d+(c\\d+)?n\\d+(p\\d+)?");
-    private static final Pattern DEVICE_MAPPER = Pattern.compile("dm-\\d+|mapper/.*");
-    private static final Pattern SOFTWARE_RAID = Pattern.compile("md\\d+.*");
-    private static final Pattern LOOP = Pattern.compile("loop\\d+.*");
+    private static final Set<String> NETWORK_FILESYSTEMS = Set.of(
+            "nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs", "wekafs", "ceph", "glusterfs", "9p", "virtiofs", "afs");
 
     private final RoutePolicyConfig config;
     private final BandwidthModel bandwidths;
@@ -42,42 +50,125 @@ final class FileRule
 
     RouteDecision decide(NodeTopology node, Optional<String> gpu, FilePlacement placement)
     {
-        String threshold = config.gdsLevel().describe();
+        String threshold = config.gdsLevel().describe() + ", " + config.gdsFilesystems().describe();
         String target = placement.path();
+        List<String> notes = new ArrayList<>();
+        List<String> storage = storageObstacles(placement, notes);
         if (gpu.isEmpty()) {
             Bandwidth host = bandwidths.assumedPcie("drive throughput not modelled");
+            storage.forEach(obstacle -> notes.add("GDS would be ruled out with a GPU too: " + obstacle));
             return new RouteDecision("host", target, Route.HOST, Optional.empty(), "-", host.gbps(), host.source(), RULE_HOST, threshold,
-                    Optional.empty(), List.of(), List.of(), target + ": no GPU involved, plain host I/O");
+                    Optional.empty(), List.of(), notes, target + ": no GPU involved, plain host I/O"
+                            + (storage.isEmpty() ? "" : " (GDS would be ruled out anyway: " + String.join("; ", storage) + ")"));
         }
         String gpuName = gpu.get();
         if (node.gpu(gpuName).isEmpty()) {
             throw new IllegalArgumentException("Node " + node.hostname() + " has no GPU " + gpuName);
         }
         List<String> vetoes = new ArrayList<>();
-        List<String> notes = new ArrayList<>();
         checkDriver(node.kernelFacts().nvidiaFs(), vetoes);
-        checkFilesystem(placement, vetoes, notes);
-        checkBlockDevices(placement, vetoes);
+        vetoes.addAll(storage);
         Optional<Relation> relation = placement.nvmeController().flatMap(controller -> node.relation(gpuName, controller));
-        checkPlacement(node, gpuName, placement, relation, vetoes, notes);
+        checkPlacement(node, gpuName, placement, relation, vetoes);
         if (node.kernelFacts().iommu().presence() == Presence.PRESENT) {
             notes.add("IOMMU is on (" + node.kernelFacts().iommu().evidence() + "): GDS recommends iommu=off or iommu=pt");
         }
         Optional<PathClass> pathClass = relation.map(Relation::pathClass);
         String path = relation.map(Relation::cell).orElse("?");
+        Optional<String> pathDetail = relation.map(Relation::describe);
         if (vetoes.isEmpty()) {
             Bandwidth direct = bandwidths.pcie(relation);
-            return new RouteDecision(gpuName, target, Route.GDS, pathClass, path, direct.gbps(), direct.source(), RULE_GDS, threshold,
+            return new RouteDecision(gpuName, target, Route.GDS, pathClass, path, pathDetail, direct.gbps(), direct.source(), RULE_GDS, threshold,
                     Optional.of(new RunnerUp(Route.BOUNCE, "direct DMA from " + placement.nvmeController().get() + " skips the bounce buffer")),
                     vetoes, notes, gpuName + " <- " + target + ": " + placement.filesystemType() + " directly on "
                             + String.join(" -> ", placement.backingDevices()) + ", " + path + " within " + config.gdsLevel().value().name()
                             + ", GPUDirect Storage at " + Bandwidth.format(direct.gbps()) + " GB/s");
         }
-        Bandwidth bounce = pathClass.isPresent() ? bandwidths.pciePath(pathClass.get(), relation, node.cpu()) : bandwidths.assumedPcie("distance between " + gpuName + " and the drive unknown");
+        Bandwidth bounce = pathClass.isPresent()
+                ? bandwidths.pciePath(pathClass.get(), relation, node.cpu())
+                : bandwidths.assumedPcie("distance between " + gpuName + " and the drive unknown");
         String whyNot = String.join("; ", vetoes);
-        return new RouteDecision(gpuName, target, Route.BOUNCE, pathClass, path, bounce.gbps(), bounce.source(), RULE_BOUNCE, threshold,
+        return new RouteDecision(gpuName, target, Route.BOUNCE, pathClass, path, pathDetail, bounce.gbps(), bounce.source(), RULE_BOUNCE, threshold,
                 Optional.of(new RunnerUp(Route.GDS, whyNot)), vetoes, notes,
                 gpuName + " <- " + target + ": GDS ruled out (" + whyNot + "); read into a pinned host buffer, then copied");
+    }
+
+    /** What about the filesystem, its mount options and the block devices rules out cuFile direct I/O; empty when nothing does. */
+    List<String> storageObstacles(FilePlacement placement)
+    {
+        return storageObstacles(placement, new ArrayList<>());
+    }
+
+    private List<String> storageObstacles(FilePlacement placement, List<String> notes)
+    {
+        List<String> obstacles = new ArrayList<>();
+        String type = placement.filesystemType().toLowerCase(Locale.ROOT);
+        String where = placement.filesystemType() + " on " + placement.mountPoint();
+        List<String> allowed = config.gdsFilesystemTypes();
+        if (NETWORK_FILESYSTEMS.contains(type) || type.startsWith("nfs") || type.startsWith("fuse")) {
+            obstacles.add("network or FUSE filesystem " + where + ": Ferry uses GDS only for local filesystems ("
+                    + describe(allowed) + ") on NVMe");
+            return obstacles;
+        }
+        if (!allowed.contains(type)) {
+            obstacles.add("filesystem " + where + " is not " + describe(allowed));
+        }
+        if (type.equals("ext4")) {
+            Optional<String> data = placement.mountOption("data");
+            if (data.isEmpty()) {
+                notes.add("ext4 without a data= option: the default, data=ordered, assumed");
+            }
+            else if (!data.get().equals("ordered")) {
+                obstacles.add("ext4 mounted data=" + data.get() + "; cuFile needs data=ordered");
+            }
+        }
+        if (placement.device().isEmpty()) {
+            obstacles.add("no block device behind " + placement.mountPoint() + " ("
+                    + placement.deviceNumber().map(number -> "device " + number + ", ").orElse("") + "source " + placement.mountSource() + ")");
+            return obstacles;
+        }
+        for (BlockDevice layer : placement.device().get().stack()) {
+            blockDeviceObstacle(layer).ifPresent(obstacles::add);
+        }
+        return obstacles;
+    }
+
+    private static Optional<String> blockDeviceObstacle(BlockDevice layer)
+    {
+        switch (layer.kind()) {
+            case DEVICE_MAPPER:
+                return Optional.of("on " + layer.name() + layer.detail().map(name -> " (" + name + ")").orElse("")
+                        + ": device-mapper (LVM, dm-crypt or multipath), not directly on NVMe");
+            case MD_RAID:
+                return Optional.of("on " + layer.name() + ": md software RAID, not directly on NVMe");
+            case LOOP:
+                return Optional.of("on " + layer.name() + layer.detail().map(file -> " (backed by " + file + ")").orElse("")
+                        + ": loop device, not directly on NVMe");
+            case OTHER_DISK:
+                if (layer.slaves().isEmpty()) {
+                    return Optional.of("on " + layer.name() + ", which is not an NVMe namespace");
+                }
+                return Optional.of("on " + layer.name() + ": stacked on " + String.join(", ", layer.slaves().stream().map(BlockDevice::name).toList())
+                        + ", not directly on NVMe");
+            case NVME_NAMESPACE:
+            case NVME_PARTITION:
+                return layer.transport()
+                        .filter(transport -> !transport.equals("pcie"))
+                        .map(transport -> "on " + layer.name() + " through " + String.join("/", layer.nvmeControllers()) + " with transport " + transport
+                                + ": not a local PCIe NVMe drive");
+        }
+        throw new IllegalStateException("Unhandled block device kind " + layer.kind());
+    }
+
+    private static String describe(List<String> filesystems)
+    {
+        if (filesystems.isEmpty()) {
+            return "a filesystem " + TopologyConfigKeys.GDS_FILESYSTEMS.name() + " allows (it lists none)";
+        }
+        if (filesystems.size() == 1) {
+            return filesystems.get(0);
+        }
+        return String.join(", ", filesystems.subList(0, filesystems.size() - 1)) + " or " + filesystems.get(filesystems.size() - 1);
     }
 
     private static void checkDriver(KernelFact nvidiaFs, List<String> vetoes)
@@ -95,54 +186,7 @@ final class FileRule
         throw new IllegalStateException("Unhandled presence " + nvidiaFs.presence());
     }
 
-    private void checkFilesystem(FilePlacement placement, List<String> vetoes, List<String> notes)
-    {
-        String type = placement.filesystemType().toLowerCase(Locale.ROOT);
-        if (!config.gdsFilesystemTypes().contains(type)) {
-            vetoes.add("filesystem " + placement.filesystemType() + " is not one cuFile reads directly (" + config.gdsFilesystems().describe() + ")");
-            return;
-        }
-        if (type.equals("ext4")) {
-            Optional<String> data = placement.mountOption("data");
-            if (data.isEmpty()) {
-                notes.add("ext4 without a data= option: the default, data=ordered, assumed");
-            }
-            else if (!data.get().equals("ordered")) {
-                vetoes.add("ext4 mounted data=" + data.get() + "; cuFile needs data=ordered");
-            }
-        }
-    }
-
-    private static void checkBlockDevices(FilePlacement placement, List<String> vetoes)
-    {
-        List<String> chain = placement.backingDevices();
-        if (chain.isEmpty()) {
-            vetoes.add("no block device behind " + placement.mountPoint());
-            return;
-        }
-        for (String device : chain) {
-            String name = device.startsWith("/dev/") ? device.substring("/dev/".length()) : device;
-            if (DEVICE_MAPPER.matcher(name).matches()) {
-                vetoes.add("on " + device + " (device-mapper: LVM, dm-crypt or multipath), not directly on NVMe");
-            }
-            else if (SOFTWARE_RAID.matcher(name).matches()) {
-                vetoes.add("on " + device + " (md software RAID), not directly on NVMe");
-            }
-            else if (LOOP.matcher(name).matches()) {
-                vetoes.add("on " + device + " (loop device), not directly on NVMe");
-            }
-        }
-        String last = chain.get(chain.size() - 1);
-        String lastName = last.startsWith("/dev/") ? last.substring("/dev/".length()) : last;
-        if (!NVME_NAMESPACE.matcher(lastName).matches()) {
-            vetoes.add("backed by " + last + ", not an NVMe namespace");
-        }
-        else if (chain.size() > 1 && vetoes.isEmpty()) {
-            vetoes.add("stacked block devices " + String.join(" -> ", chain) + ", not directly on NVMe");
-        }
-    }
-
-    private void checkPlacement(NodeTopology node, String gpu, FilePlacement placement, Optional<Relation> relation, List<String> vetoes, List<String> notes)
+    private void checkPlacement(NodeTopology node, String gpu, FilePlacement placement, Optional<Relation> relation, List<String> vetoes)
     {
         if (placement.nvmeController().isEmpty()) {
             if (vetoes.isEmpty()) {
@@ -156,8 +200,10 @@ final class FileRule
             vetoes.add(controller + " is not in " + node.hostname() + "'s topology, so its distance to " + gpu + " is unknown");
             return;
         }
-        if (!drive.get().transport().equalsIgnoreCase("pcie")) {
-            notes.add(controller + " uses transport " + drive.get().transport() + " (NVMe-oF); placement judged by its local path only");
+        // The block stack judged the transport when it knew it; a placement stated by name leaves it to the node's drive
+        boolean transportJudged = placement.device().stream().flatMap(device -> device.stack().stream()).anyMatch(layer -> layer.transport().isPresent());
+        if (!transportJudged && !drive.get().transport().equalsIgnoreCase("pcie")) {
+            vetoes.add(controller + " uses transport " + drive.get().transport() + ": not a local PCIe NVMe drive");
         }
         if (relation.isEmpty()) {
             vetoes.add("no relation known between " + gpu + " and " + controller);

@@ -43,6 +43,7 @@ final class GpuNicRule
         Optional<Relation> relation = node.relation(gpuName, nicName);
         PathClass pathClass = relation.map(Relation::pathClass).orElse(PathClass.SYS);
         String path = relation.map(Relation::cell).orElse("?");
+        Optional<String> pathDetail = relation.map(Relation::describe);
         if (relation.isEmpty()) {
             notes.add("no relation known between " + gpuName + " and " + nicName + "; treated as SYS");
         }
@@ -63,7 +64,7 @@ final class GpuNicRule
         if (withinLevel && vetoes.isEmpty()) {
             Bandwidth direct = bandwidths.pcie(relation).min(nicBandwidth);
             String mechanism = kernel.peerMemory().mechanism().orElse("peer memory");
-            return new RouteDecision(gpuName, nicName, Route.GPUDIRECT_RDMA, Optional.of(pathClass), path, direct.gbps(), direct.source(),
+            return new RouteDecision(gpuName, nicName, Route.GPUDIRECT_RDMA, Optional.of(pathClass), path, pathDetail, direct.gbps(), direct.source(),
                     RULE_GDR, threshold,
                     Optional.of(new RunnerUp(Route.RDMA_HOST_STAGED, "GPUDirect RDMA skips the copy through host memory")),
                     vetoes, notes, gpuName + " <-> " + nicName + ": " + path + " is within " + config.gdrLevel().value().name()
@@ -74,7 +75,7 @@ final class GpuNicRule
                 : "path " + path + (pathClass == PathClass.NODE ? " (NCCL: PHB)" : "") + " is beyond " + threshold;
         Bandwidth staged = bandwidths.pciePath(pathClass, relation, node.cpu()).min(nicBandwidth);
         String staging = gpu.numaNode().isPresent() ? "NUMA node " + gpu.numaNode().getAsInt() : "the GPU's NUMA node";
-        return new RouteDecision(gpuName, nicName, Route.RDMA_HOST_STAGED, Optional.of(pathClass), path, staged.gbps(), staged.source(),
+        return new RouteDecision(gpuName, nicName, Route.RDMA_HOST_STAGED, Optional.of(pathClass), path, pathDetail, staged.gbps(), staged.source(),
                 RULE_STAGED, threshold, Optional.of(new RunnerUp(Route.GPUDIRECT_RDMA, whyNot)), vetoes, notes,
                 gpuName + " <-> " + nicName + ": " + path + ", GPUDIRECT_RDMA ruled out (" + whyNot + "); RDMA from a host buffer on " + staging);
     }

@@ -64,6 +64,7 @@ final class GpuPairRule
             notes.add("IOMMU is on (" + node.kernelFacts().iommu().evidence() + "): peer-to-peer traffic may be redirected or blocked");
         }
         Optional<PathClass> shownClass = Optional.of(pathClass);
+        Optional<String> pathDetail = relation.map(Relation::describe);
         Bandwidth staged = staged(node, pathClass, relation);
         String staging = stagingPlace(gpuA.get());
 
@@ -73,17 +74,18 @@ final class GpuPairRule
                 vetoes.add("peer access disabled: " + threshold);
             }
             if (vetoes.isEmpty()) {
-                return new RouteDecision(a, b, Route.NVLINK, shownClass, path, nvlink.gbps(), nvlink.source(), RULE_NVLINK, threshold,
+                return new RouteDecision(a, b, Route.NVLINK, shownClass, path, pathDetail, nvlink.gbps(), nvlink.source(), RULE_NVLINK, threshold,
                         Optional.of(new RunnerUp(Route.HOST_STAGED, "NVLink " + path + " (" + Bandwidth.format(nvlink.gbps())
                                 + " GB/s) beats staging through host memory (" + Bandwidth.format(staged.gbps()) + " GB/s)")),
                         vetoes, notes, a + " <-> " + b + ": " + path + ", " + Bandwidth.format(nvlink.gbps()) + " GB/s over NVLink");
             }
-            return stagedDecision(a, b, shownClass, path, staged, threshold, new RunnerUp(Route.NVLINK, String.join("; ", vetoes)), vetoes, notes, staging);
+            return stagedDecision(a, b, shownClass, path, pathDetail, staged, threshold, new RunnerUp(Route.NVLINK, String.join("; ", vetoes)),
+                    vetoes, notes, staging);
         }
         Bandwidth p2p = bandwidths.pcie(relation);
         boolean withinLevel = pathClass.isWithin(config.p2pLevel().value());
         if (withinLevel && vetoes.isEmpty()) {
-            return new RouteDecision(a, b, Route.PCIE_P2P, shownClass, path, p2p.gbps(), p2p.source(), RULE_P2P, threshold,
+            return new RouteDecision(a, b, Route.PCIE_P2P, shownClass, path, pathDetail, p2p.gbps(), p2p.source(), RULE_P2P, threshold,
                     Optional.of(new RunnerUp(Route.HOST_STAGED, "peer access over " + path + " avoids a copy through host memory")),
                     vetoes, notes, a + " <-> " + b + ": " + path + " is within " + config.p2pLevel().value().name()
                             + ", PCIe peer-to-peer at " + Bandwidth.format(p2p.gbps()) + " GB/s");
@@ -91,13 +93,13 @@ final class GpuPairRule
         String whyNot = withinLevel
                 ? String.join("; ", vetoes)
                 : "path " + path + (pathClass == PathClass.NODE ? " (NCCL: PHB)" : "") + " is beyond " + threshold;
-        return stagedDecision(a, b, shownClass, path, staged, threshold, new RunnerUp(Route.PCIE_P2P, whyNot), vetoes, notes, staging);
+        return stagedDecision(a, b, shownClass, path, pathDetail, staged, threshold, new RunnerUp(Route.PCIE_P2P, whyNot), vetoes, notes, staging);
     }
 
-    private RouteDecision stagedDecision(String a, String b, Optional<PathClass> pathClass, String path, Bandwidth staged, String threshold,
-            RunnerUp runnerUp, List<String> vetoes, List<String> notes, String staging)
+    private RouteDecision stagedDecision(String a, String b, Optional<PathClass> pathClass, String path, Optional<String> pathDetail, Bandwidth staged,
+            String threshold, RunnerUp runnerUp, List<String> vetoes, List<String> notes, String staging)
     {
-        return new RouteDecision(a, b, Route.HOST_STAGED, pathClass, path, staged.gbps(), staged.source(), RULE_STAGED, threshold,
+        return new RouteDecision(a, b, Route.HOST_STAGED, pathClass, path, pathDetail, staged.gbps(), staged.source(), RULE_STAGED, threshold,
                 Optional.of(runnerUp), vetoes, notes,
                 a + " <-> " + b + ": " + path + ", " + runnerUp.route() + " ruled out (" + runnerUp.whyNot() + "); staged through host memory " + staging);
     }

@@ -16,6 +16,8 @@ import static java.util.Objects.requireNonNull;
  * @param route the chosen route
  * @param pathClass the in-node path class, empty between nodes
  * @param path the matrix cell ({@code NV12}, {@code PIX}), {@code NET} between nodes, {@code ?} when unknown
+ * @param pathDetail how the in-node path is known, in one line (source, NVLink version, PCIe bottleneck, hops;
+ *         see {@link dev.ferry.topology.model.Relation#describe()}); empty between nodes or when no relation is known
  * @param bandwidthGBps the estimated bottleneck bandwidth
  * @param bandwidthSource where the figure came from
  * @param rule the rule that decided, e.g. {@code GPU-GPU: path within p2pLevel and NVML P2P not refused}
@@ -31,6 +33,7 @@ public record RouteDecision(
         Route route,
         Optional<PathClass> pathClass,
         String path,
+        Optional<String> pathDetail,
         double bandwidthGBps,
         String bandwidthSource,
         String rule,
@@ -47,6 +50,7 @@ public record RouteDecision(
         requireNonNull(route, "route is null");
         requireNonNull(pathClass, "pathClass is null");
         requireNonNull(path, "path is null");
+        requireNonNull(pathDetail, "pathDetail is null");
         requireNonNull(bandwidthSource, "bandwidthSource is null");
         requireNonNull(rule, "rule is null");
         requireNonNull(threshold, "threshold is null");
@@ -54,5 +58,12 @@ public record RouteDecision(
         vetoes = List.copyOf(requireNonNull(vetoes, "vetoes is null"));
         notes = List.copyOf(requireNonNull(notes, "notes is null"));
         requireNonNull(reason, "reason is null");
+    }
+
+    /** A decision with no in-node path to describe (between nodes). */
+    public RouteDecision(String source, String target, Route route, Optional<PathClass> pathClass, String path, double bandwidthGBps,
+            String bandwidthSource, String rule, String threshold, Optional<RunnerUp> runnerUp, List<String> vetoes, List<String> notes, String reason)
+    {
+        this(source, target, route, pathClass, path, Optional.empty(), bandwidthGBps, bandwidthSource, rule, threshold, runnerUp, vetoes, notes, reason);
     }
 }

@@ -117,6 +117,15 @@ public final class RoutePolicy
     }
 
     /**
+     * What about a file's filesystem, mount options and block devices rules out GPUDirect Storage whatever the
+     * GPU, one reason each; empty when the storage side allows it. {@link #gpuToFile} vetoes with the same reasons.
+     */
+    public List<String> storageObstacles(FilePlacement placement)
+    {
+        return files.storageObstacles(placement);
+    }
+
+    /**
      * What a GPU would use for a file on ext4 ({@code data=ordered}) directly on the first namespace of
      * {@code controller}: the drive's placement as far as GDS is concerned.
      */
@@ -127,8 +136,8 @@ public final class RoutePolicy
         FilePlacement placement = new FilePlacement("ext4 on " + namespace, "/" + namespace, "ext4", List.of("rw", "data=ordered"),
                 List.of(namespace), Optional.of(controller));
         RouteDecision decision = files.decide(node, Optional.of(gpu), placement);
-        return new RouteDecision(decision.source(), controller, decision.route(), decision.pathClass(), decision.path(), decision.bandwidthGBps(),
-                decision.bandwidthSource(), decision.rule(), decision.threshold(), decision.runnerUp(), decision.vetoes(), decision.notes(),
+        return new RouteDecision(decision.source(), controller, decision.route(), decision.pathClass(), decision.path(), decision.pathDetail(),
+                decision.bandwidthGBps(), decision.bandwidthSource(), decision.rule(), decision.threshold(), decision.runnerUp(), decision.vetoes(), decision.notes(),
                 decision.reason() + " [for a file on ext4 data=ordered directly on " + namespace + "]");
     }
 

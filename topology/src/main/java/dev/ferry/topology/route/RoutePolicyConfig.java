@@ -11,8 +11,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalDouble;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 
@@ -91,13 +89,14 @@ public record RoutePolicyConfig(
                 Setting.read(TopologyConfigKeys.TCP_UNKNOWN_GBPS, source));
     }
 
-    /** Filesystem types cuFile can read directly, lower-case. */
-    public Set<String> gdsFilesystemTypes()
+    /** Filesystem types cuFile can read directly, lower-case, in the order given, without repeats. */
+    public List<String> gdsFilesystemTypes()
     {
         return Arrays.stream(gdsFilesystems.value().split(","))
                 .map(type -> type.trim().toLowerCase(Locale.ROOT))
                 .filter(type -> !type.isEmpty())
-                .collect(Collectors.toUnmodifiableSet());
+                .distinct()
+                .toList();
     }
 
     /** The inter-socket bandwidth the user fixed, or empty for {@code auto}. */

@@ -3,6 +3,10 @@ package dev.ferry.topology.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ferry.topology.TestingFiles;
+import dev.ferry.topology.probe.ProbeOptions;
+import dev.ferry.topology.probe.SysfsTreeBuilder;
+import dev.ferry.topology.probe.mount.FilePlacementProbe;
+import dev.ferry.topology.probe.mount.TestingStorageMachine;
 import dev.ferry.topology.route.Route;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,6 +24,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import static dev.ferry.topology.probe.SysfsTreeBuilder.CLASS_3D_CONTROLLER;
+import static dev.ferry.topology.probe.SysfsTreeBuilder.VENDOR_INTEL;
+import static dev.ferry.topology.probe.SysfsTreeBuilder.VENDOR_NVIDIA;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -134,7 +141,12 @@ class TestTopologyCommand
                 List.of("--conf", "p2pLevel=PHB"),
                 List.of("--conf", "spark.ferry.route.p2pLevel=near"),
                 List.of("--conf", "spark.ferry.route.p2plevel=PHB"),
-                List.of("--nvidia-smi", "a.txt", "--topology", "b.json"))) {
+                List.of("--nvidia-smi", "a.txt", "--topology", "b.json"),
+                List.of("--file"),
+                List.of("--file", "a", "--file", "b"),
+                List.of("--file", "a", "--nvidia-smi", "a.txt"),
+                List.of("--topology", "b.json", "--file", "a"),
+                List.of("--file=a", "--sysfs", "d"))) {
             Result result = run(args.toArray(String[]::new));
             assertEquals(2, result.code(), args.toString());
             assertTrue(result.err().contains("Usage: ferry topology"), result.err());
@@ -164,6 +176,72 @@ class TestTopologyCommand
         assertTrue(badJson.err().contains("bad.json: $.nodes: expected an array"), badJson.err());
     }
 
+    @Test
+    void aFileOfThisMachineIsLocatedAndDecidedForEveryGpuOrTheHost()
+            throws IOException
+    {
+        Path here = Path.of("").toAbsolutePath().toRealPath();
+        Result text = run("--file", here.toString());
+        assertEquals(0, text.code(), text.err());
+        assertTrue(text.out().contains("\nFile " + here + ":\n  "), text.out());
+        if (text.out().contains("No GPU seen")) {
+            assertTrue(text.out().contains("Host <- file:\n  host -> " + here + "  -  HOST  "), text.out());
+            assertTrue(text.out().contains("reason: " + here + ": no GPU involved, plain host I/O"), text.out());
+        }
+        else {
+            assertTrue(text.out().contains("GPU <- file:\n  GPU0 -> " + here), text.out());
+        }
+
+        Result json = run("--file", here.toString(), "--json");
+        assertEquals(0, json.code(), json.err());
+        JsonNode root = MAPPER.readTree(json.out());
+        assertEquals(here.toString(), root.get("file").get("path").asText());
+        assertFalse(root.get("file").get("filesystemType").asText().isEmpty());
+        assertEquals(Math.max(1, root.get("gpus").size()), root.get("files").size());
+        for (JsonNode file : root.get("files")) {
+            assertEquals(here.toString(), file.get("file").asText());
+            assertTrue(Set.of("GDS", "BOUNCE", "HOST").contains(file.get("route").asText()), file.toString());
+            assertFalse(file.get("reason").asText().isEmpty());
+        }
+    }
+
+    @Test
+    void aFileOnAFixtureMachineIsReadDirectlyOnlyByTheGpuNearItsDrive(@TempDir Path temp)
+            throws IOException
+    {
+        // GPU0 shares root port 00:01.0 with nvme0; GPU1 hangs off another socket's host bridge
+        SysfsTreeBuilder tree = TestingStorageMachine.tree(temp);
+        tree.pci("pci0000:00/0000:00:01.0/0000:04:00.0", CLASS_3D_CONTROLLER, VENDOR_NVIDIA, 0x2330);
+        tree.bridge("pci0000:80/0000:80:01.0", VENDOR_INTEL).numa(1);
+        tree.pci("pci0000:80/0000:80:01.0/0000:81:00.0", CLASS_3D_CONTROLLER, VENDOR_NVIDIA, 0x2330).numa(1);
+        tree.module("nvidia_fs", "2.20.5");
+        FilePlacementProbe files = TestingStorageMachine.probe(temp, tree);
+        ProbeOptions machine = new ProbeOptions(tree.root(), temp.resolve("no-proc"), false);
+
+        Result direct = run(machine, files, "--file", "/ferry-fixture/direct/part-0.parquet");
+        assertEquals(0, direct.code(), direct.err());
+        assertTrue(direct.out().contains("File /ferry-fixture/direct/part-0.parquet:\n  ext4 on / (rw,relatime,errors=remount-ro) from /dev/nvme0n1p2, "
+                + "device 259:2; block devices nvme0n1p2; NVMe controller nvme0\n"), direct.out());
+        assertTrue(direct.out().contains("GPU0 -> /ferry-fixture/direct/part-0.parquet  PIX  GDS"), direct.out());
+        assertTrue(direct.out().contains("GPU1 -> /ferry-fixture/direct/part-0.parquet  SYS  BOUNCE"), direct.out());
+        assertTrue(direct.out().contains("veto: path SYS between GPU1 and nvme0 is beyond spark.ferry.route.gdsLevel=PXB (default)"), direct.out());
+
+        JsonNode lvm = MAPPER.readTree(run(machine, files, "--file", "/ferry-fixture/lvm/x", "--json").out());
+        assertEquals("[\"dm-0\",\"nvme0n1p1\"]", lvm.get("file").get("backingDevices").toString());
+        assertEquals("nvme0", lvm.get("file").get("nvmeController").asText());
+        JsonNode gpu0 = lvm.get("files").get(0);
+        assertEquals("GPU0", gpu0.get("src").asText());
+        assertEquals("BOUNCE", gpu0.get("route").asText());
+        assertEquals("[\"on dm-0 (vg0-data): device-mapper (LVM, dm-crypt or multipath), not directly on NVMe\"]", gpu0.get("vetoes").toString());
+        assertEquals("PIX from sysfs, PCIe Gen4 x16: both directly below 0000:00:01.0: a single PCIe switch; 0000:04:00.0 - 0000:00:01.0 - 0000:05:00.0",
+                gpu0.get("pathDetail").asText());
+        assertEquals("BOUNCE", lvm.get("files").get(1).get("route").asText());
+
+        Result unreadable = run(machine, new FilePlacementProbe(temp.resolve("no-mountinfo"), tree.root()), "--file", "/x");
+        assertEquals(1, unreadable.code());
+        assertTrue(unreadable.err().contains("EXTERNAL: Cannot read the mount table"), unreadable.err());
+    }
+
     private static String firstNicRoute(Result result)
             throws IOException
     {
@@ -181,9 +259,15 @@ class TestTopologyCommand
 
     private static Result run(String... args)
     {
+        return run(ProbeOptions.localMachine(), FilePlacementProbe.localMachine(), args);
+    }
+
+    private static Result run(ProbeOptions machine, FilePlacementProbe files, String... args)
+    {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = TopologyCommand.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code = TopologyCommand.run(List.of(args), new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                machine, files);
         return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 }

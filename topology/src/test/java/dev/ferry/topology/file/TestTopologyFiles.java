@@ -10,6 +10,7 @@ import dev.ferry.topology.model.LinkLayer;
 import dev.ferry.topology.model.NodeTopology;
 import dev.ferry.topology.model.PathClass;
 import dev.ferry.topology.model.Presence;
+import dev.ferry.topology.model.Relation;
 import dev.ferry.topology.report.DecisionReport;
 import dev.ferry.topology.report.NodeDecisions;
 import dev.ferry.topology.route.Route;
@@ -148,6 +149,33 @@ class TestTopologyFiles
         assertEquals(LinkLayer.INFINIBAND, node.nic("mlx5_0").orElseThrow().linkLayer());
         assertEquals(LinkLayer.UNKNOWN, node.nic("mlx5_1").orElseThrow().linkLayer());
         assertEquals(Route.GPUDIRECT_RDMA, POLICY.gpuToNic(node, "GPU1", "mlx5_0").route());
+    }
+
+    @Test
+    void relationDetailsAndNvlinkVersionsRoundTrip(@TempDir Path temp)
+            throws IOException
+    {
+        Files.writeString(temp.resolve("detail.json"), """
+                {"nodes": [{"hostname": "h", "gpus": [{"index": 0}, {"index": 1}], "nvmes": [{"controller": "nvme0"}],
+                  "relations": [
+                    {"a": "GPU0", "b": "GPU1", "path": "NV18", "nvlinkVersion": "4.0", "source": "nvml", "detail": "NVLinks 18 through NVSwitches"},
+                    {"a": "GPU0", "b": "nvme0", "path": "PIX", "pcie": {"gen": 4, "width": 4}, "detail": "both directly below 0000:00:01.0"}]}]}
+                """);
+        ClusterTopology cluster = TopologyFileReader.load(temp.resolve("detail.json"));
+        Relation nvlink = cluster.nodes().get(0).relation("GPU0", "GPU1").orElseThrow();
+        assertEquals(Optional.of("4.0"), nvlink.nvlinkVersion());
+        assertEquals(Optional.of("NVLinks 18 through NVSwitches"), nvlink.detail());
+        assertEquals("NV18 from nvml, NVLink 4.0: NVLinks 18 through NVSwitches", nvlink.describe());
+        assertEquals("PIX from file, PCIe Gen4 x4: both directly below 0000:00:01.0",
+                cluster.nodes().get(0).relation("GPU0", "nvme0").orElseThrow().describe());
+        String text = TopologyFileWriter.toText(cluster);
+        assertTrue(text.contains("\"nvlinkVersion\" : \"4.0\""), text);
+        assertTrue(text.contains("\"detail\" : \"both directly below 0000:00:01.0\""), text);
+        assertEquals(cluster, TopologyFileReader.parse("saved", temp, text, "detail"));
+
+        assertError(temp, "version.json", "{\"nodes\": [{\"hostname\": \"h\", \"gpus\": [{\"index\": 0}], \"nvmes\": [{\"controller\": \"nvme0\"}], "
+                        + "\"relations\": [{\"a\": \"GPU0\", \"b\": \"nvme0\", \"path\": \"PIX\", \"nvlinkVersion\": \"4.0\"}]}]}",
+                "version.json: $.nodes[0].relations[0]: Only NVLINK has an NVLink version");
     }
 
     @Test

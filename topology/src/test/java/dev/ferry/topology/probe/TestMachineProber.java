@@ -1,5 +1,8 @@
 package dev.ferry.topology.probe;
 
+import dev.ferry.topology.file.TopologyFileReader;
+import dev.ferry.topology.file.TopologyFileWriter;
+import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.model.Gpu;
 import dev.ferry.topology.model.LinkLayer;
 import dev.ferry.topology.model.NetInterface;
@@ -66,6 +69,8 @@ class TestMachineProber
         Relation gpus = node.relation("GPU0", "GPU7").orElseThrow();
         assertEquals("NV18", gpus.cell());
         assertEquals("nvml", gpus.source());
+        assertEquals(Optional.of("4.0"), gpus.nvlinkVersion());
+        assertEquals(Optional.of("NVLinks 18 through NVSwitches (GPU0 has 18 switch links, GPU7 18)"), gpus.detail());
         assertEquals(28, node.relations().stream().filter(relation -> relation.pathClass() == PathClass.NVLINK).count());
         assertEquals(28, node.p2pStatuses().size());
         assertTrue(node.p2pStatuses().stream().allMatch(P2pStatus::bothOk));
@@ -74,6 +79,11 @@ class TestMachineProber
         assertEquals(PathClass.PIX, gpuNic.pathClass());
         assertEquals("sysfs", gpuNic.source());
         assertEquals(Optional.of(new PcieLink(5, 16)), gpuNic.bottleneck());
+        assertEquals(Optional.of("both directly below 0000:16:00.0: a single PCIe switch; "
+                + "0000:18:00.0 - 0000:17:00.0 - 0000:16:00.0 - 0000:17:01.0 - 0000:19:00.0"), gpuNic.detail());
+        assertEquals(Optional.empty(), gpuNic.nvlinkVersion());
+        assertTrue(node.relation("GPU4", "nvme0").orElseThrow().detail().orElseThrow()
+                .startsWith("host bridges on different NUMA nodes (1 and 0); 0000:9a:00.0 - "), node.relation("GPU4", "nvme0").toString());
         assertEquals(PathClass.PIX, node.relation("GPU0", "nvme0").orElseThrow().pathClass());
         assertEquals(Optional.of(new PcieLink(4, 4)), node.relation("GPU0", "nvme0").orElseThrow().bottleneck());
         assertEquals(PathClass.NODE, node.relation("GPU1", "mlx5_0").orElseThrow().pathClass());
@@ -98,6 +108,10 @@ class TestMachineProber
         assertTrue(report(node, "peermem").ran());
         assertEquals("GenuineIntel", node.cpu().orElseThrow().vendor());
         assertEquals(OptionalInt.of(143), node.cpu().orElseThrow().model());
+
+        // What was probed, relation details and NVLink versions included, survives a topology file
+        String saved = TopologyFileWriter.toText(ClusterTopology.single(node));
+        assertEquals(node, TopologyFileReader.parse("probed.json", temp, saved, "probed").nodes().get(0));
     }
 
     @Test

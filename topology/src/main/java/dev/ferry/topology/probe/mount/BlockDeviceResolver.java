@@ -1,5 +1,6 @@
 package dev.ferry.topology.probe.mount;
 
+import dev.ferry.topology.model.BlockDevice;
 import dev.ferry.topology.model.PciAddress;
 import dev.ferry.topology.probe.sysfs.NvmeScanner;
 import dev.ferry.topology.probe.sysfs.SysfsPaths;
@@ -9,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 import static java.util.Objects.requireNonNull;
 
@@ -21,11 +21,6 @@ import static java.util.Objects.requireNonNull;
  */
 public final class BlockDeviceResolver
 {
-    private static final Pattern NVME_NAMESPACE = Pattern.compile("nvme[0-9]+n[0-9]+");
-    private static final Pattern NVME_PARTITION = Pattern.compile("nvme[0-9]+n[0-9]+p[0-9]+");
-    private static final Pattern DEVICE_MAPPER = Pattern.compile("dm-[0-9]+");
-    private static final Pattern MD = Pattern.compile("md[0-9]+(p[0-9]+)?|md_.*");
-    private static final Pattern LOOP = Pattern.compile("loop[0-9]+(p[0-9]+)?");
     // Stacks deeper than this are a cycle in a broken tree, not a real machine
     private static final int MAX_DEPTH = 16;
 
@@ -55,24 +50,33 @@ public final class BlockDeviceResolver
                 SysfsReader.realPath(disk.resolve("slaves").resolve(slave)).ifPresent(path -> slaves.add(resolve(path, depth + 1)));
             }
         }
-        if (NVME_NAMESPACE.matcher(name).matches() || NVME_PARTITION.matcher(name).matches()) {
-            List<String> controllers = NvmeScanner.controllersOf(directory);
-            Optional<String> first = controllers.stream().findFirst();
-            Optional<PciAddress> pci = first.flatMap(controller -> SysfsReader.realPath(sysfs.path("class/nvme/" + controller + "/device")))
-                    .flatMap(SysfsPaths::lastFunction);
-            Optional<String> transport = first.flatMap(controller -> SysfsReader.read(sysfs.path("class/nvme/" + controller + "/transport")));
-            BlockDevice.Kind kind = NVME_PARTITION.matcher(name).matches() ? BlockDevice.Kind.NVME_PARTITION : BlockDevice.Kind.NVME_NAMESPACE;
-            return new BlockDevice(name, kind, Optional.empty(), slaves, controllers, pci, transport);
+        BlockDevice.Kind kind = BlockDevice.Kind.ofName(name);
+        if (kind == BlockDevice.Kind.OTHER_DISK) {
+            kind = BlockDevice.Kind.ofName(diskName);
         }
-        if (DEVICE_MAPPER.matcher(diskName).matches()) {
-            return new BlockDevice(name, BlockDevice.Kind.DEVICE_MAPPER, SysfsReader.read(disk.resolve("dm/name")), slaves, List.of(), Optional.empty(), Optional.empty());
+        switch (kind) {
+            case NVME_NAMESPACE:
+            case NVME_PARTITION:
+                List<String> controllers = NvmeScanner.controllersOf(directory);
+                Optional<String> first = controllers.stream().findFirst();
+                Optional<PciAddress> pci = first.flatMap(controller -> SysfsReader.realPath(sysfs.path("class/nvme/" + controller + "/device")))
+                        .flatMap(SysfsPaths::lastFunction);
+                Optional<String> transport = first.flatMap(controller -> SysfsReader.read(sysfs.path("class/nvme/" + controller + "/transport")));
+                return new BlockDevice(name, kind, Optional.empty(), slaves, controllers, pci, transport);
+            case DEVICE_MAPPER:
+                return virtual(name, kind, SysfsReader.read(disk.resolve("dm/name")), slaves);
+            case MD_RAID:
+                return virtual(name, kind, SysfsReader.read(disk.resolve("md/level")), slaves);
+            case LOOP:
+                return virtual(name, kind, SysfsReader.read(disk.resolve("loop/backing_file")), slaves);
+            case OTHER_DISK:
+                return new BlockDevice(name, kind, Optional.empty(), slaves, List.of(), SysfsPaths.lastFunction(disk), Optional.empty());
         }
-        if (MD.matcher(diskName).matches()) {
-            return new BlockDevice(name, BlockDevice.Kind.MD_RAID, SysfsReader.read(disk.resolve("md/level")), slaves, List.of(), Optional.empty(), Optional.empty());
-        }
-        if (LOOP.matcher(diskName).matches()) {
-            return new BlockDevice(name, BlockDevice.Kind.LOOP, SysfsReader.read(disk.resolve("loop/backing_file")), slaves, List.of(), Optional.empty(), Optional.empty());
-        }
-        return new BlockDevice(name, BlockDevice.Kind.OTHER_DISK, Optional.empty(), slaves, List.of(), SysfsPaths.lastFunction(disk), Optional.empty());
+        throw new IllegalStateException("Unhandled block device kind " + kind);
+    }
+
+    private static BlockDevice virtual(String name, BlockDevice.Kind kind, Optional<String> detail, List<BlockDevice> slaves)
+    {
+        return new BlockDevice(name, kind, detail, slaves, List.of(), Optional.empty(), Optional.empty());
     }
 }

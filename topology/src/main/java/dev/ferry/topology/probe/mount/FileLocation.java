@@ -1,34 +1,30 @@
 package dev.ferry.topology.probe.mount;
 
+import dev.ferry.topology.model.BlockDevice;
 import dev.ferry.topology.model.FilePlacement;
 
-import java.util.List;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * Where a file lives, with the storage-side facts GPUDirect Storage depends on.
+ * Where a file lives: the model's facts, which the route policy judges
+ * ({@link dev.ferry.topology.route.RoutePolicy#gpuToFile}), and the mount table entry they came from.
  *
- * @param placement the model's view, which the route policy decides on
+ * @param placement the facts GPUDirect Storage depends on
  * @param mount the mount table entry holding the file
- * @param device the block device stack behind the mount, when there is one
- * @param gdsObstacles why the storage side rules out true direct I/O, empty when it does not; the
- *         GPU side (driver, {@code nvidia_fs}, PCIe distance) is the route policy's to judge
  */
-public record FileLocation(FilePlacement placement, MountEntry mount, Optional<BlockDevice> device, List<String> gdsObstacles)
+public record FileLocation(FilePlacement placement, MountEntry mount)
 {
     public FileLocation
     {
         requireNonNull(placement, "placement is null");
         requireNonNull(mount, "mount is null");
-        requireNonNull(device, "device is null");
-        gdsObstacles = List.copyOf(requireNonNull(gdsObstacles, "gdsObstacles is null"));
     }
 
-    /** Whether the filesystem, its mount options and the block stack allow cuFile direct I/O. */
-    public boolean storageAllowsGds()
+    /** The block device stack behind the mount, when there is one. */
+    public Optional<BlockDevice> device()
     {
-        return gdsObstacles.isEmpty();
+        return placement.device();
     }
 }

@@ -1,5 +1,7 @@
 package dev.ferry.topology.probe.mount;
 
+import dev.ferry.topology.model.FilePlacement;
+
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -57,8 +59,7 @@ public record MountEntry(
     /** The value of a {@code key=value} option from either list. */
     public Optional<String> option(String key)
     {
-        String prefix = key + "=";
-        return allOptions().stream().filter(option -> option.startsWith(prefix)).map(option -> option.substring(prefix.length())).findFirst();
+        return FilePlacement.optionValue(allOptions(), key);
     }
 
     /** The device number as {@code /sys/dev/block} names it, e.g. {@code 259:1}. */

@@ -115,33 +115,25 @@ public final class JavaCppNvmlLibrary
     @Override
     public synchronized int maxPcieGeneration(int device)
     {
-        int[] value = new int[1];
-        check("nvmlDeviceGetMaxPcieLinkGeneration", nvmlDeviceGetMaxPcieLinkGeneration(handle(device), value));
-        return value[0];
+        return intResult("nvmlDeviceGetMaxPcieLinkGeneration", value -> nvmlDeviceGetMaxPcieLinkGeneration(handle(device), value));
     }
 
     @Override
     public synchronized int maxPcieWidth(int device)
     {
-        int[] value = new int[1];
-        check("nvmlDeviceGetMaxPcieLinkWidth", nvmlDeviceGetMaxPcieLinkWidth(handle(device), value));
-        return value[0];
+        return intResult("nvmlDeviceGetMaxPcieLinkWidth", value -> nvmlDeviceGetMaxPcieLinkWidth(handle(device), value));
     }
 
     @Override
     public synchronized int currentPcieGeneration(int device)
     {
-        int[] value = new int[1];
-        check("nvmlDeviceGetCurrPcieLinkGeneration", nvmlDeviceGetCurrPcieLinkGeneration(handle(device), value));
-        return value[0];
+        return intResult("nvmlDeviceGetCurrPcieLinkGeneration", value -> nvmlDeviceGetCurrPcieLinkGeneration(handle(device), value));
     }
 
     @Override
     public synchronized int currentPcieWidth(int device)
     {
-        int[] value = new int[1];
-        check("nvmlDeviceGetCurrPcieLinkWidth", nvmlDeviceGetCurrPcieLinkWidth(handle(device), value));
-        return value[0];
+        return intResult("nvmlDeviceGetCurrPcieLinkWidth", value -> nvmlDeviceGetCurrPcieLinkWidth(handle(device), value));
     }
 
     @Override
@@ -160,9 +152,8 @@ public final class JavaCppNvmlLibrary
     @Override
     public synchronized boolean nvLinkP2pSupported(int device, int link)
     {
-        int[] value = new int[1];
-        check("nvmlDeviceGetNvLinkCapability", nvmlDeviceGetNvLinkCapability(handle(device), link, NVML_NVLINK_CAP_P2P_SUPPORTED, value));
-        return value[0] != 0;
+        return intResult("nvmlDeviceGetNvLinkCapability",
+                value -> nvmlDeviceGetNvLinkCapability(handle(device), link, NVML_NVLINK_CAP_P2P_SUPPORTED, value)) != 0;
     }
 
     @Override
@@ -189,9 +180,7 @@ public final class JavaCppNvmlLibrary
     @Override
     public synchronized int nvLinkVersion(int device, int link)
     {
-        int[] value = new int[1];
-        check("nvmlDeviceGetNvLinkVersion", nvmlDeviceGetNvLinkVersion(handle(device), link, value));
-        return value[0];
+        return intResult("nvmlDeviceGetNvLinkVersion", value -> nvmlDeviceGetNvLinkVersion(handle(device), link, value));
     }
 
     @Override
@@ -206,17 +195,13 @@ public final class JavaCppNvmlLibrary
     @Override
     public synchronized int nvLinkRemoteDeviceType(int device, int link)
     {
-        int[] value = new int[1];
-        check("nvmlDeviceGetNvLinkRemoteDeviceType", nvmlDeviceGetNvLinkRemoteDeviceType(handle(device), link, value));
-        return value[0];
+        return intResult("nvmlDeviceGetNvLinkRemoteDeviceType", value -> nvmlDeviceGetNvLinkRemoteDeviceType(handle(device), link, value));
     }
 
     @Override
     public synchronized int p2pStatus(int device, int peer, int capability)
     {
-        int[] value = new int[1];
-        check("nvmlDeviceGetP2PStatus", nvmlDeviceGetP2PStatus(handle(device), handle(peer), capability, value));
-        return value[0];
+        return intResult("nvmlDeviceGetP2PStatus", value -> nvmlDeviceGetP2PStatus(handle(device), handle(peer), capability, value));
     }
 
     private nvmlDevice_st handle(int device)
@@ -238,6 +223,14 @@ public final class JavaCppNvmlLibrary
         return busId == null ? "" : busId.getString(StandardCharsets.US_ASCII).trim();
     }
 
+    /** Calls an NVML getter that answers through one {@code unsigned int *} out-parameter. */
+    private static int intResult(String function, IntOutCall call)
+    {
+        int[] value = new int[1];
+        check(function, call.invoke(value));
+        return value[0];
+    }
+
     private static void check(String function, int result)
     {
         if (result != NVML_SUCCESS) {
@@ -253,5 +246,12 @@ public final class JavaCppNvmlLibrary
             length++;
         }
         return new String(buffer, 0, length, StandardCharsets.US_ASCII).trim();
+    }
+
+    /** An NVML call writing its answer into {@code value[0]} and returning an {@code nvmlReturn_t}. */
+    @FunctionalInterface
+    private interface IntOutCall
+    {
+        int invoke(int[] value);
     }
 }

@@ -45,16 +45,26 @@ public record NvmlGpu(
     }
 
     /** Links whose far end is an NVSwitch. */
+    public List<NvmlLink> switchLinks()
+    {
+        return nvLinks.stream().filter(link -> link.endpoint() == NvLinkEndpoint.NVSWITCH).toList();
+    }
+
     public int switchLinkCount()
     {
-        return (int) nvLinks.stream().filter(link -> link.endpoint() == NvLinkEndpoint.NVSWITCH).count();
+        return switchLinks().size();
     }
 
     /** Links cabled straight to the GPU at {@code peer}. */
+    public List<NvmlLink> directLinks(PciAddress peer)
+    {
+        return nvLinks.stream()
+                .filter(link -> link.endpoint() == NvLinkEndpoint.GPU && link.remote().equals(Optional.of(peer)))
+                .toList();
+    }
+
     public int directLinkCount(PciAddress peer)
     {
-        return (int) nvLinks.stream()
-                .filter(link -> link.endpoint() == NvLinkEndpoint.GPU && link.remote().equals(Optional.of(peer)))
-                .count();
+        return directLinks(peer).size();
     }
 }

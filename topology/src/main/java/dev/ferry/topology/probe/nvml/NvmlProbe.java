@@ -276,15 +276,8 @@ public final class NvmlProbe
 
     private static OptionalInt attemptInt(List<String> warnings, String what, IntSupplier call)
     {
-        try {
-            return OptionalInt.of(call.getAsInt());
-        }
-        catch (NvmlCallException e) {
-            if (e.code() != NvmlConstants.NVML_ERROR_NOT_SUPPORTED) {
-                warnings.add(what + ": " + e.getMessage());
-            }
-            return OptionalInt.empty();
-        }
+        Optional<Integer> value = attempt(warnings, what, call::getAsInt);
+        return value.isPresent() ? OptionalInt.of(value.get()) : OptionalInt.empty();
     }
 
     private static String summary(NvmlSnapshot snapshot)

@@ -31,10 +31,9 @@ public final class PciDeviceScanner
         Path devices = sysfs.path("bus/pci/devices");
         Map<PciAddress, SysfsPciDevice> result = new TreeMap<>();
         for (String name : SysfsReader.list(devices)) {
-            if (!SysfsPaths.isFunction(name)) {
-                continue;
-            }
-            read(PciAddress.parse(name), devices.resolve(name)).ifPresent(device -> result.put(device.address(), device));
+            SysfsPaths.parseFunction(name)
+                    .flatMap(address -> read(address, devices.resolve(name)))
+                    .ifPresent(device -> result.put(device.address(), device));
         }
         return Collections.unmodifiableMap(result);
     }

@@ -24,4 +24,13 @@ public record PciPath(PathClass pathClass, List<String> hops, PcieLinkReading bo
         requireNonNull(bottleneck, "bottleneck is null");
         requireNonNull(reason, "reason is null");
     }
+
+    /**
+     * One line: why this class, then the hops, e.g.
+     * {@code both directly below 0000:02:00.0: a single PCIe switch; 0000:03:00.0 - 0000:02:00.0 - 0000:04:00.0}.
+     */
+    public String describe()
+    {
+        return reason + "; " + String.join(" - ", hops) + (downTrained ? "; a link on the way runs on fewer lanes than both its ends support" : "");
+    }
 }

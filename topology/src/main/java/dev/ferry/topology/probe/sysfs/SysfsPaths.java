@@ -1,5 +1,6 @@
 package dev.ferry.topology.probe.sysfs;
 
+import dev.ferry.common.FerryException;
 import dev.ferry.topology.model.PciAddress;
 
 import java.io.IOException;
@@ -33,6 +34,20 @@ public final class SysfsPaths
         return FUNCTION.matcher(component).matches();
     }
 
+    /** The address a path component names, empty when it names none (or an impossible one, e.g. device 0x3f). */
+    public static Optional<PciAddress> parseFunction(String component)
+    {
+        if (!isFunction(component)) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(PciAddress.parse(component));
+        }
+        catch (FerryException | IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
     /** The last PCI function address in a resolved path, empty for virtual devices. */
     public static Optional<PciAddress> lastFunction(Path resolved)
     {
@@ -55,9 +70,7 @@ public final class SysfsPaths
         }
         List<PciAddress> functions = new ArrayList<>();
         for (int index = start; index < names.size(); index++) {
-            if (isFunction(names.get(index))) {
-                functions.add(PciAddress.parse(names.get(index)));
-            }
+            parseFunction(names.get(index)).ifPresent(functions::add);
         }
         return List.copyOf(functions);
     }

@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.ToIntFunction;
 
 import static java.util.Objects.requireNonNull;
 
@@ -57,31 +58,23 @@ public final class SysfsReader
     /** A decimal integer attribute such as {@code numa_node} or {@code max_link_width}. */
     public static OptionalInt readInt(Path file)
     {
-        Optional<String> text = read(file);
-        if (text.isEmpty()) {
-            return OptionalInt.empty();
-        }
-        try {
-            return OptionalInt.of(Integer.parseInt(text.get()));
-        }
-        catch (NumberFormatException e) {
-            return OptionalInt.empty();
-        }
+        return readParsed(file, Integer::parseInt);
     }
 
     /** A hexadecimal attribute such as {@code class} ({@code 0x030200}) or {@code vendor}. */
     public static OptionalInt readHex(Path file)
     {
+        return readParsed(file, text -> Integer.parseUnsignedInt(text.startsWith("0x") || text.startsWith("0X") ? text.substring(2) : text, 16));
+    }
+
+    private static OptionalInt readParsed(Path file, ToIntFunction<String> parser)
+    {
         Optional<String> text = read(file);
         if (text.isEmpty()) {
             return OptionalInt.empty();
         }
-        String digits = text.get();
-        if (digits.startsWith("0x") || digits.startsWith("0X")) {
-            digits = digits.substring(2);
-        }
         try {
-            return OptionalInt.of(Integer.parseUnsignedInt(digits, 16));
+            return OptionalInt.of(parser.applyAsInt(text.get()));
         }
         catch (NumberFormatException e) {
             return OptionalInt.empty();

@@ -66,7 +66,7 @@ public record SysfsSnapshot(
                 kernel.nvidiaDriverVersion());
     }
 
-    /** NVIDIA GPUs in address order, which is also NVML's and CUDA's PCI_BUS_ID enumeration order. */
+    /** NVIDIA GPUs in address order, which is also CUDA's {@code PCI_BUS_ID} order and usually NVML's. */
     public List<SysfsPciDevice> nvidiaGpus()
     {
         return pciDevices.values().stream().filter(SysfsPciDevice::isNvidiaGpu).toList();

@@ -29,5 +29,13 @@ class TestNvmlConstants
         assertEquals(nvml.NVML_NVLINK_DEVICE_TYPE_IBMNPU, NvmlConstants.NVML_NVLINK_DEVICE_TYPE_IBMNPU);
         assertEquals(nvml.NVML_NVLINK_DEVICE_TYPE_SWITCH, NvmlConstants.NVML_NVLINK_DEVICE_TYPE_SWITCH);
         assertEquals(nvml.NVML_NVLINK_DEVICE_TYPE_UNKNOWN, NvmlConstants.NVML_NVLINK_DEVICE_TYPE_UNKNOWN);
+        assertEquals(nvml.NVML_NVLINK_VERSION_INVALID, NvmlConstants.NVML_NVLINK_VERSION_INVALID);
+        assertEquals(nvml.NVML_NVLINK_VERSION_1_0, NvmlConstants.NVML_NVLINK_VERSION_1_0);
+        assertEquals(nvml.NVML_NVLINK_VERSION_2_0, NvmlConstants.NVML_NVLINK_VERSION_2_0);
+        assertEquals(nvml.NVML_NVLINK_VERSION_2_2, NvmlConstants.NVML_NVLINK_VERSION_2_2);
+        assertEquals(nvml.NVML_NVLINK_VERSION_3_0, NvmlConstants.NVML_NVLINK_VERSION_3_0);
+        assertEquals(nvml.NVML_NVLINK_VERSION_3_1, NvmlConstants.NVML_NVLINK_VERSION_3_1);
+        assertEquals(nvml.NVML_NVLINK_VERSION_4_0, NvmlConstants.NVML_NVLINK_VERSION_4_0);
+        assertEquals(nvml.NVML_NVLINK_VERSION_5_0, NvmlConstants.NVML_NVLINK_VERSION_5_0);
     }
 }

@@ -95,6 +95,9 @@ class TestNvmlProbe
         assertEquals(1, snapshot.nvLinkCount(gpus.get(0), gpus.get(2)));
         assertEquals(0, snapshot.nvLinkCount(gpus.get(0), gpus.get(3)));
         assertEquals(0, snapshot.nvLinkCount(gpus.get(1), gpus.get(2)));
+        assertEquals(OptionalInt.of(NvmlConstants.NVML_NVLINK_VERSION_2_0), snapshot.nvLinkVersion(gpus.get(0), gpus.get(1)));
+        assertEquals(Optional.of("2.0"), NvmlConstants.nvLinkVersionName(snapshot.nvLinkVersion(gpus.get(0), gpus.get(1)).getAsInt()));
+        assertEquals("NVLinks 2 cabled directly", snapshot.nvLinkDetail(gpus.get(0), gpus.get(1)));
         assertEquals(Set.of(0, 1, 2, 3, 4, 5), library.linkIndexesProbed(), "sm70 probes 6 links");
     }
 
@@ -131,6 +134,13 @@ class TestNvmlProbe
         assertEquals(Optional.of(PciAddress.parse("0001:00:00.0")), first.pci());
         assertTrue(first.nvLinks().stream().allMatch(link -> link.remote().isEmpty() && link.endpoint() == NvLinkEndpoint.NVSWITCH));
         assertEquals(12, snapshot.nvLinkCount(first, snapshot.gpus().get(1)));
+        assertEquals(OptionalInt.of(NvmlConstants.NVML_NVLINK_VERSION_3_0), snapshot.nvLinkVersion(first, snapshot.gpus().get(1)));
+        assertEquals("NVLinks 12 through NVSwitches (GPU0 has 12 switch links, GPU1 12)", snapshot.nvLinkDetail(first, snapshot.gpus().get(1)));
+        // A version NVML would not give is unknown, not guessed
+        library.fail("nvLinkVersion", TestingNvmlLibrary.NVML_ERROR_NOT_SUPPORTED);
+        NvmlSnapshot silent = NvmlProbe.probe(library).snapshot().orElseThrow();
+        assertEquals(OptionalInt.empty(), silent.nvLinkVersion(silent.gpus().get(0), silent.gpus().get(1)));
+        assertEquals(Optional.empty(), NvmlConstants.nvLinkVersionName(NvmlConstants.NVML_NVLINK_VERSION_INVALID));
     }
 
     @Test
