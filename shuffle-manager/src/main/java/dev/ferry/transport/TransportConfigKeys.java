@@ -1,0 +1,49 @@
+package dev.ferry.transport;
+
+import dev.ferry.conf.ConfigKey;
+import dev.ferry.conf.ConfigKeySet;
+
+import java.util.List;
+
+/** Every {@code spark.ferry.transport.*} setting of the transport building blocks, defined once. */
+public final class TransportConfigKeys
+        implements ConfigKeySet
+{
+    public static final ConfigKey<VerbsMode> VERBS = ConfigKey.choice("spark.ferry.transport.verbs", VerbsMode.class, VerbsMode.AUTO,
+            "Verbs layer of the RDMA routes: auto (DiSNI when libdisni loads, the simulated layer when spark.ferry.device=simulated, else none), disni, simulated or off.");
+    public static final ConfigKey<Integer> RDMA_CONNECT_TIMEOUT_MILLIS = ConfigKey.integer("spark.ferry.transport.rdma.connectTimeoutMillis", 10000,
+            "Deadline of an RDMA connect in milliseconds; on expiry the endpoint is closed (DiSNI alone would wait for ever on some CM errors).");
+    public static final ConfigKey<Integer> RDMA_QUEUE_DEPTH = ConfigKey.integer("spark.ferry.transport.rdma.queueDepth", 256,
+            "Send queue slots per RDMA connection; unsignaled READs hold theirs until a later signaled READ completes.");
+    public static final ConfigKey<Integer> RDMA_MAX_OUTSTANDING_READS = ConfigKey.integer("spark.ferry.transport.rdma.maxOutstandingReads", 16,
+            "READs in flight per RDMA connection (keep at or below the HCA's max_qp_rd_atom).");
+    public static final ConfigKey<Integer> RDMA_CQ_SIZE = ConfigKey.integer("spark.ferry.transport.rdma.completionQueueSize", 512,
+            "Completion queue entries per RDMA connection; an overrun kills the queue, so keep it at least the queue depth.");
+    public static final ConfigKey<Long> RDMA_MAX_REGION_BYTES = ConfigKey.bytes("spark.ferry.transport.rdma.maxRegionBytes", "2147483647",
+            "Largest single memory registration; larger buffers are registered as several regions (DiSNI lengths are ints, so at most 2147483647).");
+    public static final ConfigKey<Long> RDMA_READ_CHUNK_BYTES = ConfigKey.bytes("spark.ferry.transport.rdma.readChunkBytes", "256k",
+            "Largest single RDMA READ; a block is read in READs of at most this size.");
+    public static final ConfigKey<Boolean> SIMULATED_PEERMEM = ConfigKey.bool("spark.ferry.transport.simulated.peermem", true,
+            "Whether the simulated NIC behaves as if nvidia_peermem were loaded; false refuses device memory registration as the real driver does.");
+    public static final ConfigKey<Long> SIMULATED_BAR1_BYTES = ConfigKey.bytes("spark.ferry.transport.simulated.bar1Bytes", "256m",
+            "BAR1 budget of each simulated GPU: how much device memory the simulated NIC can pin for GPUDirect RDMA.");
+    public static final ConfigKey<Long> MAX_FRAME_BYTES = ConfigKey.bytes("spark.ferry.transport.maxFrameBytes", "16m",
+            "Largest control frame (block locations, authentication) accepted; a longer length on the wire is treated as corruption.");
+    public static final ConfigKey<Integer> AUTH_TIMEOUT_MILLIS = ConfigKey.integer("spark.ferry.transport.auth.timeoutMillis", 30000,
+            "How long a peer has to complete authentication (when spark.authenticate is on) before the connection is dropped.");
+    public static final ConfigKey<String> SHM_DIR = ConfigKey.string("spark.ferry.transport.shm.dir", "/dev/shm",
+            "Directory of HOST_SHM block files (0600, unguessable names); java.io.tmpdir when absent.");
+
+    @Override
+    public String section()
+    {
+        return "Transports";
+    }
+
+    @Override
+    public List<ConfigKey<?>> keys()
+    {
+        return List.of(VERBS, RDMA_CONNECT_TIMEOUT_MILLIS, RDMA_QUEUE_DEPTH, RDMA_MAX_OUTSTANDING_READS, RDMA_CQ_SIZE, RDMA_MAX_REGION_BYTES,
+                RDMA_READ_CHUNK_BYTES, SIMULATED_PEERMEM, SIMULATED_BAR1_BYTES, MAX_FRAME_BYTES, AUTH_TIMEOUT_MILLIS, SHM_DIR);
+    }
+}

@@ -1,0 +1,125 @@
+package dev.ferry.transport.local;
+
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceStream;
+import dev.ferry.device.IpcHandle;
+import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.topology.route.Route;
+import dev.ferry.transport.metrics.RouteCounters;
+
+import java.nio.ByteBuffer;
+import java.util.EnumSet;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The reader's half of a same-node GPU block transfer: opens the writer's exported block
+ * ({@link IpcHandle}, from {@link DeviceRuntime#exportIpc}) and copies it
+ * <ul>
+ * <li>over {@code NVLINK} or {@code PCIE_P2P}: peer-to-peer into a buffer on the reader's GPU
+ *     (peer access is enabled on first use; the runtime refuses it where the hardware has no path);</li>
+ * <li>over {@code HOST_STAGED}: through a pinned host bounce buffer of at most {@code bounceBytes},
+ *     for GPU pairs without usable peer access;</li>
+ * <li>to a host buffer when the reader's consumer runs on the CPU (counted on the route given).</li>
+ * </ul>
+ * The imported mapping is closed after the copy, which lets the writer free the block once every
+ * reader is done. Every block is counted on its route. Thread-safe if the runtime is.
+ */
+public final class DeviceBlockReader
+{
+    private static final Set<Route> DEVICE_ROUTES = EnumSet.of(Route.NVLINK, Route.PCIE_P2P, Route.HOST_STAGED);
+
+    private final DeviceRuntime runtime;
+    private final RouteCounters counters;
+    private final long bounceBytes;
+
+    public DeviceBlockReader(DeviceRuntime runtime, RouteCounters counters, long bounceBytes)
+    {
+        this.runtime = requireNonNull(runtime, "runtime is null");
+        this.counters = requireNonNull(counters, "counters is null");
+        if (bounceBytes <= 0) {
+            throw new IllegalArgumentException("bounce buffer size must be positive: " + bounceBytes);
+        }
+        this.bounceBytes = bounceBytes;
+    }
+
+    /** Copies the exported block into a new buffer on {@code targetDevice}; the caller closes it. */
+    public DeviceBuffer readToDevice(IpcHandle handle, int targetDevice, Route route)
+    {
+        requireNonNull(handle, "handle is null");
+        checkRoute(route);
+        try (DeviceBuffer imported = runtime.openIpc(handle)) {
+            int sourceDevice = imported.location().device();
+            DeviceBuffer target = runtime.deviceAllocator(targetDevice).allocate(imported.length());
+            boolean success = false;
+            try (DeviceStream stream = runtime.newStream(targetDevice)) {
+                if (route == Route.HOST_STAGED) {
+                    copyThroughHost(stream, imported, target);
+                }
+                else {
+                    if (sourceDevice != targetDevice) {
+                        enablePeerAccess(targetDevice, sourceDevice, route);
+                    }
+                    stream.copy(imported, 0, target, 0, imported.length());
+                }
+                stream.synchronize();
+                success = true;
+            }
+            finally {
+                if (!success) {
+                    target.close();
+                }
+            }
+            counters.recordBlock(route, target.length());
+            return target;
+        }
+    }
+
+    /** Copies the exported block into {@code target}'s remaining bytes, which must be exactly the block's length. */
+    public void readToHost(IpcHandle handle, ByteBuffer target, Route route)
+    {
+        requireNonNull(handle, "handle is null");
+        requireNonNull(target, "target is null");
+        checkRoute(route);
+        if (target.remaining() != handle.length()) {
+            throw new IllegalArgumentException("Host buffer has " + target.remaining() + " bytes left, the block " + handle + " has " + handle.length());
+        }
+        try (DeviceBuffer imported = runtime.openIpc(handle); DeviceStream stream = runtime.newStream(imported.location().device())) {
+            stream.copyToHost(imported, 0, target);
+            stream.synchronize();
+        }
+        counters.recordBlock(route, handle.length());
+    }
+
+    private void copyThroughHost(DeviceStream stream, DeviceBuffer source, DeviceBuffer target)
+    {
+        long chunk = Math.min(bounceBytes, source.length());
+        try (DeviceBuffer bounce = runtime.pinnedAllocator().allocate(chunk)) {
+            for (long offset = 0; offset < source.length(); offset += chunk) {
+                long count = Math.min(chunk, source.length() - offset);
+                stream.copy(source, offset, bounce, 0, count);
+                stream.copy(bounce, 0, target, offset, count);
+            }
+        }
+    }
+
+    private void enablePeerAccess(int targetDevice, int sourceDevice, Route route)
+    {
+        if (!runtime.canAccessPeer(targetDevice, sourceDevice)) {
+            throw new FerryException(ErrorCategory.EXTERNAL, "Route " + route + " needs peer access from GPU " + targetDevice + " to GPU " + sourceDevice
+                    + ", which backend " + runtime.backendName() + " refuses; the route policy should have chosen HOST_STAGED");
+        }
+        runtime.enablePeerAccess(targetDevice, sourceDevice);
+    }
+
+    private static void checkRoute(Route route)
+    {
+        requireNonNull(route, "route is null");
+        if (!DEVICE_ROUTES.contains(route)) {
+            throw new IllegalArgumentException("A same-node GPU block moves over " + DEVICE_ROUTES + ", not " + route);
+        }
+    }
+}

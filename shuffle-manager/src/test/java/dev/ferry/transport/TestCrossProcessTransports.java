@@ -1,0 +1,192 @@
+package dev.ferry.transport;
+
+import dev.ferry.common.FerryException;
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceStream;
+import dev.ferry.device.IpcHandle;
+import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.topology.route.Route;
+import dev.ferry.transport.local.DeviceBlockReader;
+import dev.ferry.transport.local.ShmBlockHandle;
+import dev.ferry.transport.local.ShmBlockReader;
+import dev.ferry.transport.local.ShmNames;
+import dev.ferry.transport.metrics.RouteCounters;
+import dev.ferry.transport.protocol.BlockLocation;
+import dev.ferry.transport.protocol.BlockLocationsResponse;
+import dev.ferry.transport.protocol.BlockSegment;
+import dev.ferry.transport.protocol.FrameDecoder;
+import dev.ferry.transport.protocol.Message;
+import dev.ferry.transport.verbs.Access;
+import dev.ferry.transport.verbs.DeviceRegistrations;
+import dev.ferry.transport.verbs.ReadTarget;
+import dev.ferry.transport.verbs.Registration;
+import dev.ferry.transport.verbs.RemoteReader;
+import dev.ferry.transport.verbs.RemoteSlice;
+import dev.ferry.transport.verbs.VerbsConnection;
+import dev.ferry.transport.verbs.VerbsDevice;
+import dev.ferry.transport.verbs.VerbsException;
+import dev.ferry.transport.verbs.simulated.CmFault;
+import dev.ferry.transport.verbs.simulated.SimulatedNicOptions;
+import dev.ferry.transport.verbs.simulated.SimulatedVerbsProvider;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The building blocks between two real JVMs, as two executors of one node (or two simulated
+ * nodes) would use them: the child serves, this JVM reads, and every byte is checked.
+ */
+class TestCrossProcessTransports
+{
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private static DeviceRuntime simulatedRuntime()
+    {
+        return DeviceRuntime.create(new MapConfigSource(TransportChild.DEVICE_CONFIG));
+    }
+
+    private static byte[] toHost(DeviceRuntime runtime, DeviceBuffer buffer)
+    {
+        ByteBuffer host = ByteBuffer.allocateDirect(Math.toIntExact(buffer.length()));
+        try (DeviceStream stream = runtime.newStream(buffer.location().device())) {
+            stream.copyToHost(buffer, 0, host);
+            stream.synchronize();
+        }
+        return TestBytes.toArray(host.flip());
+    }
+
+    @Test
+    void simulatedGpuDirectRdmaReadsAnotherProcessesGpuBlockAndStaleKeysFail()
+            throws Exception
+    {
+        int length = 10_000; // three regions of at most 4096 bytes on the serving side
+        try (ChildProcess child = ChildProcess.start(TransportChild.class, "verbs-gpu", "21", String.valueOf(length));
+                DeviceRuntime runtime = simulatedRuntime();
+                VerbsDevice device = new SimulatedVerbsProvider(new SimulatedNicOptions(true, 1 << 20, false, CmFault.NONE))
+                        .openLoopbackDevice("sim_mlx5_1", TransportChild.VERBS_SETTINGS)) {
+            int port = Integer.parseInt(child.expect("LISTEN"));
+            List<Message> decoded = new FrameDecoder(1 << 20).feed(ByteBuffer.wrap(Base64.getDecoder().decode(child.expect("LOCATIONS"))));
+            BlockLocation location = ((BlockLocationsResponse) decoded.get(0)).locations().get(0);
+            assertEquals(TransportChild.BLOCK, location.block());
+            assertEquals(0, location.device(), "the block lives on the serving GPU");
+            assertEquals(3, location.segments().size());
+
+            RouteCounters counters = new RouteCounters();
+            try (DeviceBuffer sinkBuffer = runtime.deviceAllocator(1).allocate(length)) {
+                Registration sink = device.protectionDomain().register(DeviceRegistrations.of(sinkBuffer), Access.readSink());
+                List<ReadTarget> targets = targets(location);
+                InetSocketAddress peer = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+                try (VerbsConnection connection = device.connect(peer, WAIT)) {
+                    new RemoteReader(connection, TransportChild.VERBS_SETTINGS, 3000).read(targets, sink, WAIT);
+                    counters.recordBlock(Route.GPUDIRECT_RDMA, length);
+                }
+                assertArrayEquals(TestBytes.bytes(21, length), toHost(runtime, sinkBuffer));
+                assertEquals(length, counters.bytes(Route.GPUDIRECT_RDMA));
+
+                // One byte past the last segment: the serving NIC refuses, it never reads beyond a region.
+                BlockSegment last = location.segments().get(2);
+                List<ReadTarget> beyond = List.of(new ReadTarget(new RemoteSlice(0, last.address() + 1, last.length(), last.rkey()), 0));
+                try (VerbsConnection connection = device.connect(peer, WAIT)) {
+                    VerbsException outside = assertThrows(VerbsException.class, () -> new RemoteReader(connection, TransportChild.VERBS_SETTINGS, 3000).read(beyond, sink, WAIT));
+                    assertTrue(outside.getMessage().contains("REM_ACCESS_ERR"), outside.getMessage());
+                }
+
+                child.send("DEREG");
+                assertEquals("DEREGISTERED", child.nextLine());
+                try (VerbsConnection connection = device.connect(peer, WAIT)) {
+                    VerbsException stale = assertThrows(VerbsException.class, () -> new RemoteReader(connection, TransportChild.VERBS_SETTINGS, 3000).read(targets, sink, WAIT));
+                    assertTrue(stale.getMessage().contains("REM_ACCESS_ERR"), stale.getMessage());
+                }
+                sink.deregister();
+            }
+            child.send("EXIT");
+            assertEquals("BYE", child.nextLine());
+            assertEquals(0, child.waitFor());
+        }
+    }
+
+    @Test
+    void ipcExportedGpuBlockIsCopiedPeerToPeerStagedOrToHost()
+            throws Exception
+    {
+        int length = 3 * 4096 + 100;
+        try (ChildProcess child = ChildProcess.start(TransportChild.class, "ipc", "22", String.valueOf(length)); DeviceRuntime runtime = simulatedRuntime()) {
+            IpcHandle handle = IpcHandle.fromBase64(child.expect("HANDLE"));
+            RouteCounters counters = new RouteCounters();
+            DeviceBlockReader reader = new DeviceBlockReader(runtime, counters, 4096);
+            byte[] expected = TestBytes.bytes(22, length);
+
+            try (DeviceBuffer viaNvlink = reader.readToDevice(handle, 1, Route.NVLINK)) {
+                assertEquals(1, viaNvlink.location().device());
+                assertArrayEquals(expected, toHost(runtime, viaNvlink));
+            }
+            assertTrue(runtime.isPeerAccessEnabled(1, 0), "the peer copy enabled peer access from the reader's GPU to the writer's");
+            try (DeviceBuffer staged = reader.readToDevice(handle, 1, Route.HOST_STAGED)) {
+                assertArrayEquals(expected, toHost(runtime, staged));
+            }
+            ByteBuffer host = ByteBuffer.allocateDirect(length);
+            reader.readToHost(handle, host, Route.PCIE_P2P);
+            assertArrayEquals(expected, TestBytes.toArray(host.flip()));
+
+            assertEquals(length, counters.bytes(Route.NVLINK));
+            assertEquals(length, counters.bytes(Route.HOST_STAGED));
+            assertEquals(1, counters.blocks(Route.PCIE_P2P));
+            assertThrows(IllegalArgumentException.class, () -> reader.readToDevice(handle, 1, Route.TCP));
+            assertThrows(IllegalArgumentException.class, () -> reader.readToHost(handle, ByteBuffer.allocateDirect(length - 1), Route.NVLINK));
+            assertEquals(0, runtime.deviceAllocator(1).allocatedBytes(), "no buffer leaked on the reader's GPU");
+            child.send("EXIT");
+            assertEquals("BYE", child.nextLine());
+        }
+    }
+
+    @Test
+    void sharedMemoryHostBlockIsReadInAnotherProcessAndGoneAfterRelease()
+            throws Exception
+    {
+        int length = 70_000;
+        try (ChildProcess child = ChildProcess.start(TransportChild.class, "shm", "23", String.valueOf(length))) {
+            ShmBlockHandle handle = ShmBlockHandle.fromBytes(Base64.getDecoder().decode(child.expect("SHM")));
+            RouteCounters counters = new RouteCounters();
+            ShmBlockReader reader = new ShmBlockReader(ShmNames.directory(MapConfigSource.empty()), counters);
+            ByteBuffer target = ByteBuffer.allocate(length);
+            reader.read(handle, target);
+            assertArrayEquals(TestBytes.bytes(23, length), target.array());
+            assertEquals(length, counters.bytes(Route.HOST_SHM));
+
+            ShmBlockHandle tooLong = new ShmBlockHandle(handle.fileName(), 1, length);
+            FerryException outside = assertThrows(FerryException.class, () -> reader.read(tooLong, ByteBuffer.allocate(length)));
+            assertTrue(outside.getMessage().contains("outside the file's " + length + " bytes"), outside.getMessage());
+
+            child.send("RELEASE");
+            assertEquals("RELEASED", child.nextLine());
+            FerryException gone = assertThrows(FerryException.class, () -> reader.read(handle, ByteBuffer.allocate(length)));
+            assertTrue(gone.getMessage().contains("may have released it"), gone.getMessage());
+            assertEquals(1, counters.blocks(Route.HOST_SHM), "failed reads are not counted");
+            child.send("EXIT");
+            assertEquals("BYE", child.nextLine());
+        }
+    }
+
+    private static List<ReadTarget> targets(BlockLocation location)
+    {
+        List<ReadTarget> targets = new ArrayList<>();
+        long offset = 0;
+        for (BlockSegment segment : location.segments()) {
+            targets.add(new ReadTarget(new RemoteSlice(offset, segment.address(), segment.length(), segment.rkey()), offset));
+            offset += segment.length();
+        }
+        return targets;
+    }
+}

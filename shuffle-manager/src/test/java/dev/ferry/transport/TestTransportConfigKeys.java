@@ -1,0 +1,80 @@
+package dev.ferry.transport;
+
+import dev.ferry.conf.ConfigKey;
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.transport.auth.AuthBootstrap;
+import dev.ferry.transport.local.ShmNames;
+import dev.ferry.transport.protocol.ErrorResponse;
+import dev.ferry.transport.protocol.SocketMessageChannel;
+import dev.ferry.transport.verbs.RemoteReader;
+import dev.ferry.transport.verbs.VerbsSettings;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TestTransportConfigKeys
+{
+    @Test
+    void keysAreUniqueDocumentedAndInTheTransportNamespace()
+    {
+        TransportConfigKeys keys = new TransportConfigKeys();
+        assertEquals("Transports", keys.section());
+        Set<String> names = new HashSet<>();
+        for (ConfigKey<?> key : keys.keys()) {
+            assertTrue(key.name().startsWith("spark.ferry.transport."), key.name());
+            assertTrue(names.add(key.name()), "duplicate " + key.name());
+            assertFalse(key.doc().isBlank(), key.name());
+        }
+    }
+
+    @Test
+    void verbsSettingsComeFromTheKeysAndRefuseRegionsAboveTheIntLimit()
+    {
+        VerbsSettings defaults = VerbsSettings.defaults();
+        assertEquals(Integer.MAX_VALUE, defaults.maxRegionBytes());
+        assertEquals(10_000, defaults.connectTimeout().toMillis());
+        VerbsSettings custom = VerbsSettings.from(new MapConfigSource(Map.of("spark.ferry.transport.rdma.queueDepth", "32",
+                "spark.ferry.transport.rdma.maxRegionBytes", "64m")));
+        assertEquals(32, custom.queueDepth());
+        assertEquals(64 << 20, custom.maxRegionBytes());
+        IllegalArgumentException tooBig = assertThrows(IllegalArgumentException.class,
+                () -> VerbsSettings.from(new MapConfigSource(Map.of("spark.ferry.transport.rdma.maxRegionBytes", "2g"))));
+        assertTrue(tooBig.getMessage().contains("spark.ferry.transport.rdma.maxRegionBytes"), tooBig.getMessage());
+    }
+
+    @Test
+    void factoriesReadTheirKeys()
+            throws Exception
+    {
+        assertEquals(Duration.ofSeconds(30), AuthBootstrap.timeout(MapConfigSource.empty()));
+        assertEquals(Duration.ofMillis(1500), AuthBootstrap.timeout(new MapConfigSource(Map.of("spark.ferry.transport.auth.timeoutMillis", "1500"))));
+        assertThrows(IllegalArgumentException.class, () -> AuthBootstrap.timeout(new MapConfigSource(Map.of("spark.ferry.transport.auth.timeoutMillis", "0"))));
+        assertThrows(IllegalArgumentException.class, () -> RemoteReader.fromConfig(null, new MapConfigSource(Map.of("spark.ferry.transport.rdma.readChunkBytes", "4g"))));
+        assertEquals(Paths.get(System.getProperty("java.io.tmpdir")), ShmNames.directory(new MapConfigSource(Map.of("spark.ferry.transport.shm.dir", "/nonexistent-ferry-dir"))));
+
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket clientSocket = new Socket(InetAddress.getLoopbackAddress(), listener.getLocalPort());
+                Socket serverSocket = listener.accept();
+                SocketMessageChannel client = SocketMessageChannel.fromConfig(clientSocket, MapConfigSource.empty());
+                SocketMessageChannel server = SocketMessageChannel.fromConfig(serverSocket, new MapConfigSource(Map.of("spark.ferry.transport.maxFrameBytes", "32")))) {
+            client.send(new ErrorResponse(1, "short"));
+            assertEquals(new ErrorResponse(1, "short"), server.receive(Duration.ofSeconds(10)));
+            client.send(new ErrorResponse(2, "a message longer than the thirty-two byte limit"));
+            IOException tooLarge = assertThrows(IOException.class, () -> server.receive(Duration.ofSeconds(10)));
+            assertTrue(tooLarge.getMessage().contains("Too large frame") && tooLarge.getMessage().contains("limit 32"), tooLarge.getMessage());
+        }
+    }
+}
