@@ -1,0 +1,49 @@
+package dev.ferry.gds;
+
+import dev.ferry.conf.ConfigKey;
+import dev.ferry.conf.ConfigKeySet;
+
+import java.util.List;
+
+/** Settings of the {@code gds} data source. Each may also be given as a read option of the same name. */
+public final class GdsConfigKeys
+        implements ConfigKeySet
+{
+    public static final ConfigKey<GdsRouteSetting> ROUTE = ConfigKey.choice("spark.ferry.gds.route", GdsRouteSetting.class, GdsRouteSetting.AUTO,
+            "How file bytes reach memory. auto: per file from the topology policy (GDS where cuFile can read directly into the GPU, "
+                    + "BOUNCE through pinned host buffers where it cannot, HOST on a machine without a GPU). gds, bounce, host: force "
+                    + "one route; a forced route the machine cannot serve fails the read with the reason instead of falling back.");
+    public static final ConfigKey<Integer> BATCH_ROWS = ConfigKey.integer("spark.ferry.gds.batchRows", 4096,
+            "Rows per columnar batch handed to Spark.");
+    public static final ConfigKey<Integer> READ_THREADS = ConfigKey.integer("spark.ferry.gds.host.readThreads", 4,
+            "Positional reads one task runs in parallel on the HOST route; 1 reads on the task thread.");
+    public static final ConfigKey<Long> COALESCE_GAP = ConfigKey.bytes("spark.ferry.gds.io.coalesceGap", "1m",
+            "Column-chunk ranges of one row group closer than this are read as one range, reading the gap instead of paying another request.");
+    public static final ConfigKey<Long> MAX_COALESCED_READ = ConfigKey.bytes("spark.ferry.gds.io.maxCoalescedRead", "64m",
+            "Coalescing stops once a merged range would exceed this.");
+    public static final ConfigKey<Long> READ_SLICE = ConfigKey.bytes("spark.ferry.gds.io.readSlice", "4m",
+            "A merged range larger than this is read as slices of this size, in parallel.");
+    public static final ConfigKey<Long> FOOTER_TAIL = ConfigKey.bytes("spark.ferry.gds.io.footerTail", "64k",
+            "Bytes read from the end of a file in one request to find the footer; a larger footer costs a second read.");
+    public static final ConfigKey<Long> MAX_PAGE_BYTES = ConfigKey.bytes("spark.ferry.gds.io.maxPageBytes", "512m",
+            "A page whose header claims more uncompressed bytes than this is refused as corrupt instead of allocated.");
+    public static final ConfigKey<Boolean> PREFETCH_ROW_GROUPS = ConfigKey.bool("spark.ferry.gds.io.prefetch", true,
+            "Read the next row group's column chunks while the current one decodes (two row groups in memory per task instead of one).");
+    public static final ConfigKey<Boolean> FILTER_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.filterPushdown", true,
+            "Skip row groups whose min/max statistics prove a pushed filter false. Spark re-applies every filter either way.");
+    public static final ConfigKey<Integer> FOOTER_THREADS = ConfigKey.integer("spark.ferry.gds.footerThreads", 8,
+            "Footers the driver reads in parallel while inferring the schema and planning splits.");
+
+    @Override
+    public String section()
+    {
+        return "gds data source";
+    }
+
+    @Override
+    public List<ConfigKey<?>> keys()
+    {
+        return List.of(ROUTE, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, PREFETCH_ROW_GROUPS, FILTER_PUSHDOWN,
+                FOOTER_THREADS);
+    }
+}

@@ -1,0 +1,139 @@
+package dev.ferry.gds.decode;
+
+import dev.ferry.gds.io.CorruptParquetException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.parquet.VersionParser;
+import org.apache.parquet.column.ColumnReader;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.parquet.column.impl.ColumnReaderImpl;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.io.api.PrimitiveConverter;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.util.ArrowUtils;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The decoder boundary: turns one top-level column's chunks in a row group (its pages, through
+ * parquet-mr's page decoding for every encoding and codec) into Arrow vectors, batch by batch. It
+ * sees only pages and writes only Arrow, so a GPU implementation can replace it without touching I/O
+ * or planning.
+ */
+public final class ColumnChunkDecoder
+{
+    // ColumnReaderImpl needs a converter even though values are pulled with getInteger() and friends;
+    // one that refuses every call makes an accidental push visible.
+    private static final PrimitiveConverter NO_PUSH = new PrimitiveConverter() {};
+
+    private final StructField field;
+    private final ReadNode root;
+    private final List<LeafNode> leaves;
+    private final Optional<FlatTarget> flatTarget;
+    private final List<ColumnReader> readers = new ArrayList<>();
+    private long[][] consumed = new long[0][];
+    private FlatLeafReader flat;
+
+    ColumnChunkDecoder(StructField field, ReadNode root, List<LeafNode> leaves, Optional<FlatTarget> flatTarget)
+    {
+        this.field = requireNonNull(field, "field is null");
+        this.root = requireNonNull(root, "root is null");
+        this.leaves = List.copyOf(leaves);
+        this.flatTarget = requireNonNull(flatTarget, "flatTarget is null");
+    }
+
+    public StructField field()
+    {
+        return field;
+    }
+
+    /**
+     * Starts a row group: the flat fast path when the column is a top-level primitive whose chunk uses
+     * only PLAIN and dictionary encodings ({@code encodings} by column path), else one parquet-mr column
+     * reader per leaf.
+     */
+    public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, String file, Map<ColumnPath, Set<Encoding>> encodings)
+    {
+        readers.clear();
+        flat = null;
+        if (flatTarget.isPresent() && leaves.size() == 1) {
+            LeafNode leaf = leaves.get(0);
+            Set<Encoding> chunkEncodings = encodings.get(ColumnPath.get(leaf.descriptor.getPath()));
+            if (chunkEncodings != null && FlatLeafReader.supports(leaf.descriptor, chunkEncodings)) {
+                PageReader pageReader = pages.getPageReader(leaf.descriptor);
+                if (pageReader == null) {
+                    throw new CorruptParquetException(file, "row group has no pages for column " + leaf.path);
+                }
+                flat = new FlatLeafReader(leaf.descriptor, flatTarget.get());
+                flat.start(pageReader);
+                return;
+            }
+        }
+        consumed = new long[leaves.size()][1];
+        for (LeafNode leaf : leaves) {
+            PageReader pageReader = pages.getPageReader(leaf.descriptor);
+            if (pageReader == null) {
+                throw new CorruptParquetException(file, "row group has no pages for column " + leaf.path);
+            }
+            readers.add(new ColumnReaderImpl(leaf.descriptor, pageReader, NO_PUSH, writerVersion));
+        }
+    }
+
+    /** Decodes the next {@code rows} rows into a new vector from {@code allocator}; the caller owns it. */
+    public FieldVector decode(int rows, BufferAllocator allocator, String timeZone, String file)
+    {
+        Field arrowField = ArrowUtils.toArrowField(field.name(), field.dataType(), field.nullable(), timeZone, false, Metadata.empty());
+        FieldVector vector = arrowField.createVector(allocator);
+        try {
+            if (flat != null) {
+                flat.target().bind(vector, rows);
+                int read = flat.read(rows);
+                if (read != rows) {
+                    throw new CorruptParquetException(file, "column " + field.name() + " ends after " + read + " of " + rows
+                            + " rows in this batch: fewer values than the row group's row count");
+                }
+                return vector;
+            }
+            vector.allocateNew();
+            root.bind(vector);
+            if (root instanceof MissingNode) {
+                ((MissingNode) root).setRows(rows);
+            }
+            for (int index = 0; index < leaves.size(); index++) {
+                LeafNode leaf = leaves.get(index);
+                int read = leaf.read(readers.get(index), rows, consumed[index]);
+                if (read != rows) {
+                    throw new CorruptParquetException(file, "column " + leaf.path + " ends after " + read + " of " + rows
+                            + " rows in this batch: fewer values than the row group's row count");
+                }
+            }
+            root.finish();
+            if (vector.getValueCount() != rows) {
+                throw new CorruptParquetException(file, "column " + field.name() + " decoded " + vector.getValueCount() + " rows instead of " + rows);
+            }
+            return vector;
+        }
+        catch (RuntimeException e) {
+            vector.close();
+            throw e;
+        }
+    }
+
+    /** The column's leaf paths, for error messages. */
+    public List<String> leafPaths()
+    {
+        List<String> paths = new ArrayList<>();
+        leaves.forEach(leaf -> paths.add(leaf.path));
+        return paths;
+    }
+}

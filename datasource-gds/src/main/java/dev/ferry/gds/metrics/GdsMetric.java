@@ -1,0 +1,67 @@
+package dev.ferry.gds.metrics;
+
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+
+import java.util.function.Supplier;
+
+import static java.util.Objects.requireNonNull;
+
+/** The custom metrics of a gds scan. Names are what Spark shows and what tests and tools read. */
+public enum GdsMetric
+{
+    HOST_BYTES("hostBytes", "bytes read on the HOST route", HostBytesMetric::new),
+    BOUNCE_BYTES("bounceBytes", "bytes read on the BOUNCE route", BounceBytesMetric::new),
+    GDS_BYTES("gdsBytes", "bytes read on the GDS route", GdsBytesMetric::new),
+    READ_REQUESTS("readRequests", "read requests after coalescing", ReadRequestsMetric::new),
+    UNPLANNED_READS("unplannedReads", "reads outside planned ranges", UnplannedReadsMetric::new),
+    IO_WAIT_MS("ioWaitMs", "time tasks waited for reads (ms)", IoWaitMetric::new),
+    READ_MS("readMs", "time reads took, in the background when prefetching (ms)", ReadTimeMetric::new),
+    DECODE_MS("decodeMs", "time decoding pages into Arrow (ms)", DecodeTimeMetric::new),
+    ROW_GROUPS_READ("rowGroupsRead", "row groups read", RowGroupsReadMetric::new),
+    ROW_GROUPS_SKIPPED("rowGroupsSkipped", "row groups skipped by statistics", RowGroupsSkippedMetric::new),
+    FILES_PRUNED("filesPruned", "files skipped by partition filters", FilesPrunedMetric::new),
+    FILES_SKIPPED("filesSkipped", "files skipped (ignoreCorruptFiles, ignoreMissingFiles)", FilesSkippedMetric::new),
+    ROUTE_FALLBACKS("routeFallbacks", "files read on another route than the policy chose", RouteFallbacksMetric::new);
+
+    private final String metricName;
+    private final String description;
+    private final Supplier<CustomMetric> factory;
+
+    GdsMetric(String metricName, String description, Supplier<CustomMetric> factory)
+    {
+        this.metricName = requireNonNull(metricName, "metricName is null");
+        this.description = requireNonNull(description, "description is null");
+        this.factory = requireNonNull(factory, "factory is null");
+    }
+
+    public String metricName()
+    {
+        return metricName;
+    }
+
+    public String description()
+    {
+        return description;
+    }
+
+    public CustomMetric newMetric()
+    {
+        return factory.get();
+    }
+
+    public CustomTaskMetric value(long value)
+    {
+        return new GdsTaskMetric(metricName, value);
+    }
+
+    public static CustomMetric[] all()
+    {
+        GdsMetric[] metrics = values();
+        CustomMetric[] result = new CustomMetric[metrics.length];
+        for (int index = 0; index < metrics.length; index++) {
+            result[index] = metrics[index].newMetric();
+        }
+        return result;
+    }
+}

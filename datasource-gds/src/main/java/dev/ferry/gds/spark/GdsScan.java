@@ -1,0 +1,193 @@
+package dev.ferry.gds.spark;
+
+import dev.ferry.gds.metrics.GdsMetric;
+import dev.ferry.gds.plan.FileSlice;
+import dev.ferry.gds.plan.PartitionPruner;
+import dev.ferry.gds.plan.RowGroupPruner;
+import dev.ferry.gds.plan.SchemaInference;
+import dev.ferry.gds.plan.SplitPlan;
+import dev.ferry.gds.plan.SplitPlanner;
+import dev.ferry.gds.route.DeviceProbe;
+import dev.ferry.gds.route.RouteChoice;
+import dev.ferry.gds.route.RouteChooser;
+import dev.ferry.gds.route.RouteRefusedException;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Statistics;
+import org.apache.spark.sql.connector.read.SupportsReportStatistics;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.util.SerializableConfiguration;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.stream.Collectors;
+
+import static java.util.Objects.requireNonNull;
+
+/** A planned gds scan: row-group splits, columnar batches, statistics and metrics. */
+final class GdsScan
+        implements SupportsReportStatistics, Batch
+{
+    private final GdsTableState state;
+    private final StructType readSchema;
+    private final List<Filter> filters;
+    private final List<Filter> partitionFilters;
+    private final Predicate[] pushed;
+    private SplitPlan plan;
+
+    GdsScan(GdsTableState state, StructType readSchema, List<Filter> filters, List<Filter> partitionFilters, Predicate[] pushed)
+    {
+        this.partitionFilters = List.copyOf(partitionFilters);
+        this.state = requireNonNull(state, "state is null");
+        this.readSchema = requireNonNull(readSchema, "readSchema is null");
+        this.filters = List.copyOf(filters);
+        this.pushed = pushed.clone();
+    }
+
+    @Override
+    public StructType readSchema()
+    {
+        return readSchema;
+    }
+
+    @Override
+    public String description()
+    {
+        SplitPlan planned = plan();
+        return String.format(Locale.ROOT, "GdsScan %s route=%s (%s) pushedFilters=%s rowGroups=%d/%d splits=%d",
+                state.name(), state.settings().route().name().toLowerCase(Locale.ROOT), routeOnThisMachine(),
+                Arrays.stream(pushed).map(Predicate::toString).collect(Collectors.joining(", ", "[", "]")),
+                planned.rowGroupsTotal() - planned.rowGroupsSkipped(), planned.rowGroupsTotal(), planned.partitions().size());
+    }
+
+    @Override
+    public Batch toBatch()
+    {
+        return this;
+    }
+
+    @Override
+    public ColumnarSupportMode columnarSupportMode()
+    {
+        return ColumnarSupportMode.SUPPORTED;
+    }
+
+    @Override
+    public InputPartition[] planInputPartitions()
+    {
+        List<InputPartition> partitions = new ArrayList<>();
+        for (List<FileSlice> slices : plan().partitions()) {
+            partitions.add(new GdsInputPartition(slices, topHosts(slices)));
+        }
+        return partitions.toArray(new InputPartition[0]);
+    }
+
+    @Override
+    public PartitionReaderFactory createReaderFactory()
+    {
+        List<StructField> data = new ArrayList<>();
+        StructType partitionSchema = state.partitionSchema();
+        for (StructField field : readSchema.fields()) {
+            if (!isPartitionColumn(field, partitionSchema)) {
+                data.add(field);
+            }
+        }
+        return new GdsReaderFactory(state.settings(), new SerializableConfiguration(state.hadoopConf()), readSchema,
+                new StructType(data.toArray(new StructField[0])), partitionSchema);
+    }
+
+    @Override
+    public Statistics estimateStatistics()
+    {
+        SplitPlan planned = plan();
+        return new Statistics()
+        {
+            @Override
+            public OptionalLong sizeInBytes()
+            {
+                return OptionalLong.of(planned.bytes());
+            }
+
+            @Override
+            public OptionalLong numRows()
+            {
+                return OptionalLong.of(planned.rows());
+            }
+        };
+    }
+
+    @Override
+    public CustomMetric[] supportedCustomMetrics()
+    {
+        return GdsMetric.all();
+    }
+
+    @Override
+    public CustomTaskMetric[] reportDriverMetrics()
+    {
+        return new CustomTaskMetric[] {GdsMetric.ROW_GROUPS_SKIPPED.value(plan().rowGroupsSkipped()), GdsMetric.FILES_PRUNED.value(plan().filesPruned())};
+    }
+
+    private synchronized SplitPlan plan()
+    {
+        if (plan == null) {
+            SQLConf conf = state.spark().sessionState().conf();
+            int minPartitions = conf.filesMinPartitionNum().isDefined()
+                    ? (Integer) conf.filesMinPartitionNum().get()
+                    : state.spark().sparkContext().defaultParallelism();
+            SplitPlanner planner = new SplitPlanner(conf.filesMaxPartitionBytes(), conf.filesOpenCostInBytes(), Math.max(1, minPartitions));
+            plan = planner.plan(state.files(), new PartitionPruner(partitionFilters, state.partitionSchema(), state.settings().caseSensitive()),
+                    new RowGroupPruner(filters, conf, state.settings()));
+        }
+        return plan;
+    }
+
+    // What this machine would choose, as a hint: each executor decides for itself when it opens a file.
+    private String routeOnThisMachine()
+    {
+        try {
+            RouteChoice choice = new RouteChooser(state.settings().route(), DeviceProbe.cuda()).choose("files of " + state.name());
+            return choice.route() + ": " + choice.reason();
+        }
+        catch (RouteRefusedException e) {
+            return "refused: " + e.getMessage();
+        }
+    }
+
+    private boolean isPartitionColumn(StructField field, StructType partitionSchema)
+    {
+        for (StructField partition : partitionSchema.fields()) {
+            if (SchemaInference.sameName(partition.name(), field.name(), state.settings().caseSensitive())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String[] topHosts(List<FileSlice> slices)
+    {
+        Map<String, Long> bytesByHost = new HashMap<>();
+        for (FileSlice slice : slices) {
+            for (String host : slice.file().hosts()) {
+                bytesByHost.merge(host, slice.bytes(), Long::sum);
+            }
+        }
+        return bytesByHost.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(3)
+                .map(Map.Entry::getKey)
+                .toArray(String[]::new);
+    }
+}

@@ -1,0 +1,32 @@
+package dev.ferry.gds.io;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class BoundedCodecFactoryTest
+{
+    @Test
+    @SuppressWarnings("deprecation") // BytesInput.toByteArray: a test-sized copy
+    void pagesWithinTheLimitDecompressAndLargerClaimsAreRefused()
+            throws IOException
+    {
+        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        byte[] page = "twelve bytes".repeat(10).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        BytesInput compressed = BytesInput.copy(codecs.getCompressor(CompressionCodecName.SNAPPY).compress(BytesInput.from(page)));
+        BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, page.length);
+        assertArrayEquals(page, bounded.getDecompressor(CompressionCodecName.SNAPPY).decompress(compressed, page.length).toByteArray());
+        IOException refused = assertThrows(IOException.class,
+                () -> bounded.getDecompressor(CompressionCodecName.SNAPPY).decompress(compressed, Integer.MAX_VALUE));
+        assertTrue(refused.getMessage().contains("spark.ferry.gds.io.maxPageBytes"), refused.getMessage());
+    }
+}
