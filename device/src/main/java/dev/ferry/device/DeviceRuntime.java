@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -254,6 +255,45 @@ public final class DeviceRuntime
             IoBufferRegistration registration = new IoBufferRegistration(retained, backend.registerIoBuffer(retained.memory()));
             success = true;
             return registration;
+        }
+        finally {
+            if (!success) {
+                retained.close();
+            }
+        }
+    }
+
+    /**
+     * Lends out the raw device address of {@code buffer} for registration with a NIC (GPUDirect
+     * RDMA). Only the cuda backend's own device memory has one; host and simulated memory (which
+     * the JVM addresses as a ByteBuffer), pinned host memory, IPC imports and closed or empty
+     * buffers are refused with a message naming the buffer and the backend. The export holds a
+     * reference to the buffer until it is closed, so the memory outlives the registration.
+     */
+    public DeviceMemoryExport exportForRdma(DeviceBuffer buffer)
+    {
+        checkOpen();
+        requireNonNull(buffer, "buffer is null");
+        buffer.checkOpen("export for RDMA registration");
+        if (!buffer.location().isDevice()) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot export " + buffer.name() + " for RDMA registration on backend '" + backend.name()
+                    + "': it is " + buffer.location() + ", not device memory");
+        }
+        if (buffer.length() == 0) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot export " + buffer.name() + " for RDMA registration: it is empty");
+        }
+        DeviceBuffer retained = buffer.retain();
+        boolean success = false;
+        try {
+            OptionalLong base = backend.nicAddress(retained.memory());
+            if (base.isEmpty()) {
+                throw new FerryException(ErrorCategory.USER_ERROR, "Cannot export " + buffer.name() + " for RDMA registration: backend '" + backend.name()
+                        + "' has no device address a NIC can register for it (only device memory the cuda backend allocated in this process has one:"
+                        + " simulated and host device memory is host memory, registered through its ByteBuffer, and an IPC import belongs to its exporter)");
+            }
+            DeviceMemoryExport export = new DeviceMemoryExport(retained, backend.name(), base.getAsLong() + retained.memoryOffset());
+            success = true;
+            return export;
         }
         finally {
             if (!success) {

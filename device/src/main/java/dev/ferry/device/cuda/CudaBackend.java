@@ -19,6 +19,7 @@ import dev.ferry.device.spi.IoRegistration;
 import org.bytedeco.cuda.cudart.cudaDeviceProp;
 import org.bytedeco.cuda.cudart.cudaIpcMemHandle_t;
 import org.bytedeco.cuda.global.cudart;
+import org.bytedeco.javacpp.IntPointer;
 import org.bytedeco.javacpp.Pointer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Real GPUs through {@code org.bytedeco.cuda.global.cudart} and {@code cufile}. Reached only
@@ -247,6 +249,31 @@ public final class CudaBackend
     public IoRegistration registerIoBuffer(NativeMemory memory)
     {
         return cuFile.registerBuffer(cudaMemory(memory));
+    }
+
+    /**
+     * Only {@code cudaMalloc} memory of this process: an IPC mapping is the exporter's allocation,
+     * and {@code nvidia_peermem} pins pages of the owning context. Sets
+     * {@code CU_POINTER_ATTRIBUTE_SYNC_MEMOPS} on the allocation first, as NVIDIA's GPUDirect RDMA
+     * guide (and perftest) do, so a synchronous {@code cudaMemcpy} into it has landed before a
+     * peer's READ can see the bytes.
+     */
+    @Override
+    public OptionalLong nicAddress(NativeMemory memory)
+    {
+        CudaMemory cudaMemory = cudaMemory(memory);
+        if (cudaMemory.kind() != CudaMemory.Kind.DEVICE) {
+            return OptionalLong.empty();
+        }
+        CudaErrors.check(cudart.cudaSetDevice(cudaMemory.location().device()), "cudaSetDevice(" + cudaMemory.location().device() + ")");
+        try (IntPointer enabled = new IntPointer(new int[] {1})) {
+            int result = cudart.cuPointerSetAttribute(enabled, cudart.CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, cudaMemory.address(0));
+            if (result != cudart.CUDA_SUCCESS) {
+                // A driver API call: the status is a CUresult, which cudaGetErrorString does not describe.
+                throw new FerryException(ErrorCategory.EXTERNAL, "cuPointerSetAttribute(CU_POINTER_ATTRIBUTE_SYNC_MEMOPS) of " + cudaMemory.describe() + " failed: CUresult " + result);
+            }
+        }
+        return OptionalLong.of(cudaMemory.address(0));
     }
 
     @Override

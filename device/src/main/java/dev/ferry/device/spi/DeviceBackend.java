@@ -7,6 +7,7 @@ import dev.ferry.device.memory.NativeMemory;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * What a backend (CUDA, simulated, host) provides under {@code DeviceRuntime}. The runtime checks
@@ -43,6 +44,19 @@ public interface DeviceBackend
 
     /** Registers device memory for direct reads (cuFileBufRegister), or says why not. */
     IoRegistration registerIoBuffer(NativeMemory memory);
+
+    /**
+     * The raw device address of byte 0 of {@code memory}, for registering it with a NIC
+     * (GPUDirect RDMA: {@code ibv_reg_mr} on a device pointer through {@code nvidia_peermem}), or
+     * empty when this memory has none a NIC could use. Only the CUDA backend's own
+     * {@code cudaMalloc} memory has one: simulated and host "device" memory is host memory, and an
+     * IPC import belongs to its exporter. The runtime checks the buffer and holds it; the backend
+     * only looks the address up (and may prepare the allocation for third-party DMA).
+     */
+    default OptionalLong nicAddress(NativeMemory memory)
+    {
+        return OptionalLong.empty();
+    }
 
     /** Decides the read path for one file (KvikIO AUTO style) and opens it. */
     FileReadEngine openFile(Path path);

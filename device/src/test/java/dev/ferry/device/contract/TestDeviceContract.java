@@ -4,6 +4,7 @@ import com.sun.nio.file.ExtendedOpenOption;
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.device.DeviceEvent;
+import dev.ferry.device.DeviceMemoryExport;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.device.IpcHandle;
@@ -430,6 +431,52 @@ public class TestDeviceContract
                 deviceFile.readAligned(0, 64 * 1024, target, 0);
                 assertArrayEquals(content, toHost(stream, target, 0, 64 * 1024));
             }
+        }
+    }
+
+    // ---- device addresses for NIC registration (GPUDirect RDMA)
+
+    @ContractTest
+    public void rdmaExportsAreOnlyForCudaDeviceMemoryAndHoldTheBuffer(BackendUnderTest backend)
+    {
+        try (DeviceRuntime runtime = backend.open()) {
+            BufferAllocator root = runtime.deviceAllocator(0);
+            try (DeviceBuffer pinned = runtime.pinnedAllocator().allocate(4096)) {
+                FerryException notDevice = assertThrows(FerryException.class, () -> runtime.exportForRdma(pinned));
+                assertTrue(notDevice.getMessage().contains(pinned.name()) && notDevice.getMessage().contains("not device memory"), notDevice.getMessage());
+                assertEquals(1, pinned.ledger().openHandles(), "a refused export holds nothing");
+            }
+            DeviceBuffer buffer = root.allocate(MIB);
+            if (backend != BackendUnderTest.CUDA) {
+                FerryException refused = assertThrows(FerryException.class, () -> runtime.exportForRdma(buffer));
+                assertEquals(ErrorCategory.USER_ERROR, refused.category());
+                assertTrue(refused.getMessage().contains(buffer.name()), refused.getMessage());
+                assertTrue(refused.getMessage().contains("backend '" + backend.mode() + "' has no device address a NIC can register"), refused.getMessage());
+                assertEquals(1, buffer.ledger().openHandles(), "a refused export holds nothing");
+                buffer.close();
+                assertEquals(0, root.allocatedBytes());
+            }
+            else {
+                DeviceMemoryExport export = runtime.exportForRdma(buffer);
+                assertNotEquals(0, export.address());
+                assertEquals(MIB, export.length());
+                assertEquals(0, export.device());
+                assertEquals("cuda", export.backendName());
+                try (DeviceBuffer slice = buffer.slice(4096, 8192); DeviceMemoryExport sliceExport = runtime.exportForRdma(slice)) {
+                    assertEquals(export.address() + 4096, sliceExport.address(), "a slice's address is its offset into the allocation");
+                    assertEquals(8192, sliceExport.length());
+                }
+                buffer.close();
+                assertEquals(MIB, root.allocatedBytes(), "the export keeps the memory allocated");
+                export.close();
+                assertEquals(0, root.allocatedBytes());
+                FerryException twice = assertThrows(FerryException.class, export::close);
+                assertTrue(twice.getMessage().startsWith("Double close of the RDMA export"), twice.getMessage());
+                FerryException afterClose = assertThrows(FerryException.class, export::address);
+                assertTrue(afterClose.getMessage().startsWith("Use after close"), afterClose.getMessage());
+            }
+            FerryException closed = assertThrows(FerryException.class, () -> runtime.exportForRdma(buffer));
+            assertTrue(closed.getMessage().startsWith("Use after close") && closed.getMessage().contains(buffer.name()), closed.getMessage());
         }
     }
 

@@ -50,7 +50,8 @@ final class DisniProtectionDomain
         requireNonNull(memory, "memory is null");
         Access.checkCombination(access);
         if (memory.isDevice() && memory.pointer().isEmpty()) {
-            throw new VerbsException("DiSNI on " + deviceName + " cannot register " + memory + ": a real NIC needs a CUDA device pointer");
+            throw new VerbsException("DiSNI on " + deviceName + " cannot register " + memory + ": a real NIC needs a CUDA device pointer, and this device memory has none"
+                    + " (simulated GPU memory registers only with the simulated NIC; CUDA memory goes through DeviceRegistrations.register)");
         }
         int bits = accessBits(access);
         List<MemoryRegion> regions = new ArrayList<>();
