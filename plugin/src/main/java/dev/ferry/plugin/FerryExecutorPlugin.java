@@ -3,8 +3,11 @@ package dev.ferry.plugin;
 import java.util.List;
 import java.util.Map;
 
+import dev.ferry.conf.ConfigSource;
+import dev.ferry.conf.SparkConfigSources;
 import dev.ferry.topology.file.TopologyFileWriter;
 import dev.ferry.topology.model.NodeTopology;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.api.plugin.ExecutorPlugin;
 import org.apache.spark.api.plugin.PluginContext;
 import org.apache.spark.resource.ResourceInformation;
@@ -20,13 +23,14 @@ public final class FerryExecutorPlugin
     @Override
     public void init(PluginContext context, Map<String, String> extraConf)
     {
-        SparkConfSource conf = new SparkConfSource(context.conf());
-        NodeTopology node = NodeLocator.locate(conf, context.hostname());
+        ConfigSource conf = SparkConfigSources.of(context.conf());
+        String hostname = ExecutorHost.of(SparkEnv.get());
+        NodeTopology node = NodeLocator.locate(conf, hostname);
         String summary = NodeLocator.summarize(node);
-        LOG.info("Ferry executor {} on {}: {}", context.executorID(), context.hostname(), summary);
+        LOG.info("Ferry executor {} on {}: {}", context.executorID(), hostname, summary);
         ExecutorPlacement placement = new ExecutorPlacement(
                 context.executorID(),
-                context.hostname(),
+                hostname,
                 gpuAddresses(context),
                 TopologyFileWriter.node(node).toString(),
                 summary);

@@ -1,5 +1,8 @@
 /**
- * Ferry's Arrow columnar shuffle: the {@code ShuffleManager}, the columnar exchange and the
- * topology-aware transports. Nothing here yet: the columnar shuffle and transport issues fill it.
+ * Ferry's Arrow columnar shuffle for Spark SQL: {@link dev.ferry.shuffle.FerryShuffleManager}
+ * (a SortShuffleManager that takes only Ferry's dependencies), the AQE-compatible columnar exchange
+ * ({@code exchange}), the Arrow block format ({@code format}), map output stores ({@code store}),
+ * the map and reduce sides ({@code writer}, {@code reader}) and the transport SPI with its TCP
+ * baseline ({@code transport}). See shuffle-manager/README.md.
  */
 package dev.ferry.shuffle;

@@ -1,0 +1,334 @@
+package dev.ferry.examples.bench;
+
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
+import org.apache.spark.sql.execution.adaptive.QueryStageExec;
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import org.apache.spark.sql.execution.metric.SQLMetric;
+import scala.jdk.javaapi.CollectionConverters;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * {@code bin/ferry bench scan}: the same scan-and-aggregate queries over the same Parquet files
+ * (mixed types, half snappy, half zstd) read with the {@code gds} data source and with Spark's
+ * built-in vectorized Parquet reader in one run; prints per-query times, the time ratio and the bytes
+ * read. Data is generated once and cached under {@code target/bench-data}. Not a test.
+ *
+ * <pre>
+ * ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--conf k=v]...
+ * </pre>
+ * {@code --quick} is {@code --gb 0.1 --runs 2}.
+ */
+public final class ScanBenchmark
+{
+    private static final String[] COLUMNS = {
+            "id",
+            "CAST(pmod(hash(id), 1000) AS INT) AS k",
+            "CAST(pmod(hash(id, 1), 100000) AS INT) AS qty",
+            "rand(7) AS v",
+            "CAST(rand(11) * 100000 AS DECIMAL(12, 2)) AS price",
+            "pmod(hash(id, 2), 3) = 0 AS flag",
+            "concat('name-', CAST(pmod(hash(id, 3), 50000) AS STRING)) AS name",
+            "md5(CAST(id AS STRING)) AS note",
+            "date_add(DATE '2020-01-01', CAST(pmod(hash(id, 4), 1500) AS INT)) AS day",
+            "timestamp_micros(1600000000000000 + id * 1000003) AS ts",
+    };
+
+    private static final List<Query> QUERIES = List.of(
+            new Query("q1-sum-numeric", "SELECT count(*), sum(v), sum(price), avg(qty), sum(id) FROM t"),
+            new Query("q2-group-by", "SELECT k, count(*), sum(v), max(ts), min(day) FROM t GROUP BY k"),
+            new Query("q3-strings-bools", "SELECT sum(length(note)), count(DISTINCT substr(name, 1, 7)), sum(CASE WHEN flag THEN 1 ELSE 0 END) FROM t"),
+            new Query("q4-filtered", "SELECT count(*), sum(v), max(name) FROM t WHERE qty < 20000"));
+
+    // About 56-58 bytes a row once compressed (measured).
+    private static final long BYTES_PER_ROW = 56;
+
+    private ScanBenchmark() {}
+
+    public static void main(String[] args)
+            throws IOException
+    {
+        Options options = Options.parse(args);
+        SparkSession.Builder builder = SparkSession.builder()
+                .master(options.master)
+                .appName("ferry-bench-scan")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.adaptive.enabled", "true")
+                .config("spark.sql.session.timeZone", "UTC");
+        options.conf.forEach(builder::config);
+        SparkSession spark = builder.getOrCreate();
+        spark.sparkContext().setLogLevel("WARN");
+        InputBytes input = new InputBytes();
+        spark.sparkContext().addSparkListener(input);
+        try {
+            Path data = generate(spark, options);
+            long fileBytes = directoryBytes(data);
+            System.out.printf(Locale.ROOT, "data: %s, %.2f GB on disk (snappy and zstd halves), %s, gds route %s%n", data, fileBytes / 1e9, options.master, options.route);
+            List<Result> results = new ArrayList<>();
+            for (Query query : QUERIES) {
+                results.add(run(spark, data, query, options, input));
+            }
+            print(results, options);
+        }
+        finally {
+            spark.stop();
+        }
+    }
+
+    private static Result run(SparkSession spark, Path data, Query query, Options options, InputBytes input)
+    {
+        Dataset<Row> gds = spark.read().format("gds").option("spark.ferry.gds.route", options.route).load(data.toString());
+        Dataset<Row> parquet = spark.read().parquet(data.toString());
+        // Warm-up (JIT, page cache) and a check that both readers agree.
+        List<Row> ours = time(spark, gds, query).rows;
+        List<Row> theirs = time(spark, parquet, query).rows;
+        if (!sortedStrings(ours).equals(sortedStrings(theirs))) {
+            throw new IllegalStateException(query.name + ": gds and parquet disagree: " + sortedStrings(ours) + " vs " + sortedStrings(theirs));
+        }
+        long[] gdsNanos = new long[options.runs];
+        long[] parquetNanos = new long[options.runs];
+        long gdsBytes = 0;
+        long parquetBytes = 0;
+        for (int run = 0; run < options.runs; run++) {
+            // Alternate the order so neither reader always runs on a cache the other just warmed.
+            if (run % 2 == 0) {
+                Timed a = time(spark, gds, query);
+                input.reset();
+                Timed b = time(spark, parquet, query);
+                gdsNanos[run] = a.nanos;
+                parquetNanos[run] = b.nanos;
+                gdsBytes = a.gdsBytes;
+                parquetBytes = input.bytes.get();
+            }
+            else {
+                input.reset();
+                Timed b = time(spark, parquet, query);
+                parquetBytes = input.bytes.get();
+                Timed a = time(spark, gds, query);
+                gdsNanos[run] = a.nanos;
+                parquetNanos[run] = b.nanos;
+                gdsBytes = a.gdsBytes;
+            }
+        }
+        return new Result(query.name, median(gdsNanos), median(parquetNanos), gdsBytes, parquetBytes);
+    }
+
+    private static Timed time(SparkSession spark, Dataset<Row> source, Query query)
+    {
+        source.createOrReplaceTempView("t");
+        Dataset<Row> frame = spark.sql(query.sql);
+        long start = System.nanoTime();
+        List<Row> rows = frame.collectAsList();
+        long nanos = System.nanoTime() - start;
+        // Task-end events (Spark's input bytes) arrive on the listener bus, after the job.
+        spark.sparkContext().listenerBus().waitUntilEmpty();
+        return new Timed(rows, nanos, scanBytes(frame.queryExecution().executedPlan()));
+    }
+
+    // Bytes the gds scans read, on every route (0 for Spark's reader, whose bytes come from the task input metrics).
+    private static long scanBytes(SparkPlan plan)
+    {
+        if (plan instanceof AdaptiveSparkPlanExec) {
+            return scanBytes(((AdaptiveSparkPlanExec) plan).executedPlan());
+        }
+        if (plan instanceof QueryStageExec) {
+            return scanBytes(((QueryStageExec) plan).plan());
+        }
+        long bytes = 0;
+        if (plan instanceof BatchScanExec) {
+            Map<String, SQLMetric> metrics = CollectionConverters.asJava(plan.metrics());
+            for (String name : new String[] {"hostBytes", "bounceBytes", "gdsBytes"}) {
+                SQLMetric metric = metrics.get(name);
+                bytes += metric == null ? 0 : metric.value();
+            }
+        }
+        for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
+            bytes += scanBytes(child);
+        }
+        return bytes;
+    }
+
+    private static Path generate(SparkSession spark, Options options)
+            throws IOException
+    {
+        Path data = options.data != null ? Path.of(options.data)
+                : Path.of("target", "bench-data", String.format(Locale.ROOT, "scan-%.2fgb", options.gigabytes)).toAbsolutePath();
+        Path done = data.resolve("_GENERATED");
+        if (Files.exists(done)) {
+            return data;
+        }
+        long rows = (long) (options.gigabytes * 1e9 / BYTES_PER_ROW);
+        System.out.printf(Locale.ROOT, "generating %,d rows (about %.2f GB) into %s (once; cached)%n", rows, options.gigabytes, data);
+        int files = Math.max(2, (int) Math.ceil(options.gigabytes * 8));
+        long half = rows / 2;
+        for (String codec : new String[] {"snappy", "zstd"}) {
+            long first = codec.equals("snappy") ? 0 : half;
+            long count = codec.equals("snappy") ? half : rows - half;
+            spark.range(first, first + count, 1, files / 2).selectExpr(COLUMNS).write().mode("overwrite").option("compression", codec)
+                    .parquet(data.resolve("codec=" + codec).toString());
+        }
+        Files.writeString(done, rows + " rows\n");
+        return data;
+    }
+
+    private static long directoryBytes(Path directory)
+            throws IOException
+    {
+        try (Stream<Path> files = Files.walk(directory)) {
+            return files.filter(file -> file.toString().endsWith(".parquet")).mapToLong(file -> {
+                try {
+                    return Files.size(file);
+                }
+                catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }).sum();
+        }
+    }
+
+    private static void print(List<Result> results, Options options)
+    {
+        System.out.println();
+        System.out.printf(Locale.ROOT, "%-18s %10s %10s %8s %12s %12s%n", "query", "gds s", "parquet s", "ratio", "gds GB", "parquet GB");
+        double gdsTotal = 0;
+        double parquetTotal = 0;
+        for (Result result : results) {
+            gdsTotal += result.gdsNanos / 1e9;
+            parquetTotal += result.parquetNanos / 1e9;
+            System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx %12.3f %12.3f%n", result.name, result.gdsNanos / 1e9, result.parquetNanos / 1e9,
+                    (double) result.parquetNanos / result.gdsNanos, result.gdsBytes / 1e9, result.parquetBytes / 1e9);
+        }
+        System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx%n", "total", gdsTotal, parquetTotal, parquetTotal / gdsTotal);
+        System.out.printf(Locale.ROOT, "ratio = parquet time / gds time (median of %d runs after a warm-up; > 1 means gds is faster); target >= 1.5x on the host route%n",
+                options.runs);
+    }
+
+    private static List<String> sortedStrings(List<Row> rows)
+    {
+        List<String> strings = new ArrayList<>();
+        for (Row row : rows) {
+            StringBuilder text = new StringBuilder();
+            for (int index = 0; index < row.length(); index++) {
+                Object value = row.get(index);
+                // Double sums differ in the last bits with the summation order.
+                text.append(value instanceof Double ? String.format(Locale.ROOT, "%.6e", (Double) value) : String.valueOf(value)).append('|');
+            }
+            strings.add(text.toString());
+        }
+        strings.sort(null);
+        return strings;
+    }
+
+    private static long median(long[] values)
+    {
+        long[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+
+    private record Query(String name, String sql) {}
+
+    private record Timed(List<Row> rows, long nanos, long gdsBytes) {}
+
+    private record Result(String name, long gdsNanos, long parquetNanos, long gdsBytes, long parquetBytes) {}
+
+    private static final class InputBytes
+            extends SparkListener
+    {
+        private final AtomicLong bytes = new AtomicLong();
+
+        void reset()
+        {
+            bytes.set(0);
+        }
+
+        @Override
+        public void onTaskEnd(SparkListenerTaskEnd taskEnd)
+        {
+            if (taskEnd.taskMetrics() != null) {
+                bytes.addAndGet(taskEnd.taskMetrics().inputMetrics().bytesRead());
+            }
+        }
+    }
+
+    private static final class Options
+    {
+        double gigabytes = 1.0;
+        int runs = 3;
+        String data;
+        String master = "local[*]";
+        String route = "host";
+        final Map<String, String> conf = new java.util.LinkedHashMap<>();
+
+        static Options parse(String[] args)
+        {
+            Options options = new Options();
+            for (int index = 0; index < args.length; index++) {
+                String arg = args[index];
+                switch (arg) {
+                    case "scan":
+                        break;
+                    case "--quick":
+                        options.gigabytes = 0.1;
+                        options.runs = 2;
+                        break;
+                    case "--gb":
+                        options.gigabytes = Double.parseDouble(value(args, ++index, arg));
+                        break;
+                    case "--runs":
+                        options.runs = Integer.parseInt(value(args, ++index, arg));
+                        break;
+                    case "--data":
+                        options.data = value(args, ++index, arg);
+                        break;
+                    case "--master":
+                        options.master = value(args, ++index, arg);
+                        break;
+                    case "--route":
+                        options.route = value(args, ++index, arg);
+                        break;
+                    case "--conf": {
+                        String pair = value(args, ++index, arg);
+                        int equals = pair.indexOf('=');
+                        if (equals <= 0) {
+                            throw new IllegalArgumentException("--conf wants key=value, got " + pair);
+                        }
+                        options.conf.put(pair.substring(0, equals), pair.substring(equals + 1));
+                        break;
+                    }
+                    default:
+                        throw new IllegalArgumentException("Unknown argument " + arg
+                                + "; usage: ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--conf k=v]...");
+                }
+            }
+            if (options.runs < 1 || options.gigabytes <= 0) {
+                throw new IllegalArgumentException("--runs and --gb must be positive");
+            }
+            return options;
+        }
+
+        private static String value(String[] args, int index, String flag)
+        {
+            if (index >= args.length) {
+                throw new IllegalArgumentException(flag + " needs a value");
+            }
+            return args[index];
+        }
+    }
+}

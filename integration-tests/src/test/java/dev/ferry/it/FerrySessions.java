@@ -1,0 +1,57 @@
+package dev.ferry.it;
+
+import java.util.concurrent.TimeUnit;
+
+import org.apache.spark.sql.SparkSession;
+
+/** Spark sessions the way users run Ferry: the plugin, Ferry's shuffle manager, and small settings for 2-core CI. */
+final class FerrySessions
+{
+    private FerrySessions() {}
+
+    static SparkSession.Builder builder(String master)
+    {
+        return SparkSession.builder()
+                .master(master)
+                .appName("ferry-integration-tests")
+                .config("spark.shuffle.manager", "dev.ferry.shuffle.FerryShuffleManager")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.shuffle.partitions", "8")
+                .config("spark.sql.adaptive.enabled", "true")
+                // Joins must shuffle both sides: no broadcast unless a test asks for it.
+                .config("spark.sql.autoBroadcastJoinThreshold", "-1")
+                .config("spark.sql.adaptive.autoBroadcastJoinThreshold", "-1")
+                .config("spark.sql.session.timeZone", "UTC");
+    }
+
+    static SparkSession local()
+    {
+        return builder("local[2]").config("spark.plugins", "dev.ferry.FerryPlugin").getOrCreate();
+    }
+
+    /**
+     * Two executor JVMs, so blocks really cross processes; no Spark distribution needed: executors
+     * get this JVM's class path (Maven's test class path) and the two launcher settings Spark's own
+     * test setup provides. The plugin runs in every executor JVM, as it does on a real cluster.
+     */
+    static SparkSession localCluster()
+            throws InterruptedException
+    {
+        SparkSession spark = builder("local-cluster[2,1,1024]")
+                .config("spark.plugins", "dev.ferry.FerryPlugin")
+                .config("spark.executor.memory", "768m")
+                .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")
+                .config("spark.executorEnv.SPARK_TESTING", "1")
+                .config("spark.executor.extraClassPath", System.getProperty("java.class.path"))
+                .config("spark.executor.extraJavaOptions", "-Xss4m")
+                .getOrCreate();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (spark.sparkContext().statusTracker().getExecutorInfos().length < 3) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Executors did not start within 120 s");
+            }
+            Thread.sleep(100);
+        }
+        return spark;
+    }
+}

@@ -1,0 +1,124 @@
+package dev.ferry.shuffle;
+
+import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import org.apache.spark.SparkContext;
+import org.apache.spark.sql.execution.metric.SQLMetric;
+import org.apache.spark.sql.execution.metric.SQLMetrics;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Ferry's own SQL metrics of one exchange, beside Spark's shuffle read/write metrics: the data
+ * size AQE plans with, bytes and blocks per route (LOCAL for this executor's store, TCP, and
+ * later transports), spill, and blocks rejected as corrupt. They travel with the dependency to
+ * the tasks, like Spark's own exchange metrics.
+ */
+public final class ExchangeMetrics
+        implements Serializable
+{
+    private static final long serialVersionUID = 1L;
+
+    public static final String DATA_SIZE = "dataSize";
+    public static final String SPILL_SIZE = "ferrySpillSize";
+    public static final String CORRUPT_BLOCKS = "ferryCorruptBlocks";
+    public static final String ROUTE_LOCAL = "LOCAL";
+    /** Routes the reader may report; a route not listed here is counted under its own name in logs only. */
+    public static final List<String> ROUTES = List.of(ROUTE_LOCAL, "TCP");
+
+    private final SQLMetric dataSize;
+    private final SQLMetric spillSize;
+    private final SQLMetric corruptBlocks;
+    private final Map<String, SQLMetric> routeMetrics;
+
+    private ExchangeMetrics(SQLMetric dataSize, SQLMetric spillSize, SQLMetric corruptBlocks, Map<String, SQLMetric> routeMetrics)
+    {
+        this.dataSize = requireNonNull(dataSize, "dataSize is null");
+        this.spillSize = requireNonNull(spillSize, "spillSize is null");
+        this.corruptBlocks = requireNonNull(corruptBlocks, "corruptBlocks is null");
+        this.routeMetrics = requireNonNull(routeMetrics, "routeMetrics is null");
+    }
+
+    public static ExchangeMetrics create(SparkContext context)
+    {
+        Map<String, SQLMetric> routes = new LinkedHashMap<>();
+        for (String route : ROUTES) {
+            routes.put(routeBytesKey(route), SQLMetrics.createSizeMetric(context, "bytes read via " + route, -1));
+            routes.put(routeBlocksKey(route), SQLMetrics.createMetric(context, "blocks read via " + route));
+        }
+        return new ExchangeMetrics(
+                SQLMetrics.createSizeMetric(context, "data size", -1),
+                SQLMetrics.createSizeMetric(context, "ferry map output spilled to disk", -1),
+                SQLMetrics.createMetric(context, "ferry corrupt blocks detected"),
+                routes);
+    }
+
+    /** Metrics not registered with any SparkContext: for code that runs outside a query (tests, tools). */
+    public static ExchangeMetrics unregistered()
+    {
+        Map<String, SQLMetric> routes = new LinkedHashMap<>();
+        for (String route : ROUTES) {
+            routes.put(routeBytesKey(route), new SQLMetric("size", -1));
+            routes.put(routeBlocksKey(route), new SQLMetric("sum", 0));
+        }
+        return new ExchangeMetrics(new SQLMetric("size", -1), new SQLMetric("size", -1), new SQLMetric("sum", 0), routes);
+    }
+
+    public static String routeBytesKey(String route)
+    {
+        return "ferryRoute" + route.toUpperCase(Locale.ROOT) + "Bytes";
+    }
+
+    public static String routeBlocksKey(String route)
+    {
+        return "ferryRoute" + route.toUpperCase(Locale.ROOT) + "Blocks";
+    }
+
+    public SQLMetric dataSize()
+    {
+        return dataSize;
+    }
+
+    public SQLMetric spillSize()
+    {
+        return spillSize;
+    }
+
+    public SQLMetric corruptBlocks()
+    {
+        return corruptBlocks;
+    }
+
+    public Map<String, SQLMetric> routeMetrics()
+    {
+        return routeMetrics;
+    }
+
+    /** Counts a block read over {@code route}. */
+    public void addRoute(String route, long bytes)
+    {
+        SQLMetric bytesMetric = routeMetrics.get(routeBytesKey(route));
+        SQLMetric blocksMetric = routeMetrics.get(routeBlocksKey(route));
+        if (bytesMetric != null) {
+            bytesMetric.add(bytes);
+        }
+        if (blocksMetric != null) {
+            blocksMetric.add(1);
+        }
+    }
+
+    /** All of them keyed as the exchange's {@code metrics()} lists them. */
+    public Map<String, SQLMetric> asMap()
+    {
+        Map<String, SQLMetric> all = new LinkedHashMap<>();
+        all.put(DATA_SIZE, dataSize);
+        all.put(SPILL_SIZE, spillSize);
+        all.put(CORRUPT_BLOCKS, corruptBlocks);
+        all.putAll(routeMetrics);
+        return all;
+    }
+}

@@ -1,0 +1,57 @@
+package dev.ferry.shuffle;
+
+import java.util.List;
+
+import dev.ferry.conf.ConfigKey;
+import dev.ferry.conf.ConfigKeySet;
+import dev.ferry.shuffle.format.CompressionKind;
+import dev.ferry.shuffle.store.ShuffleStage;
+
+/** Settings of the Arrow columnar shuffle, defined once here. */
+public final class ShuffleConfigKeys
+        implements ConfigKeySet
+{
+    public static final ConfigKey<Boolean> ENABLED = ConfigKey.bool("spark.ferry.enabled", true,
+            "Replace Spark SQL's shuffle exchanges with Ferry's Arrow columnar exchange. Read per query from the session, so "
+                    + "it can be switched at run time; needs spark.shuffle.manager=dev.ferry.shuffle.FerryShuffleManager. "
+                    + "Off: Spark's own exchange and sort shuffle.");
+    public static final ConfigKey<CompressionKind> CODEC = ConfigKey.choice("spark.ferry.shuffle.compression.codec", CompressionKind.class, CompressionKind.ZSTD,
+            "Per-buffer compression of shuffled Arrow batches: zstd, lz4 (LZ4 frame) or none. A buffer whose compressed "
+                    + "form is not smaller, or that is below minBufferBytes, is sent as it is. zstd is the default because at "
+                    + "level 1 it costs about what lz4 does here and writes fewer bytes than Spark's own shuffle.");
+    public static final ConfigKey<Integer> ZSTD_LEVEL = ConfigKey.integer("spark.ferry.shuffle.compression.zstd.level", 1,
+            "ZSTD compression level for spark.ferry.shuffle.compression.codec=zstd.");
+    public static final ConfigKey<Long> MIN_COMPRESS_BYTES = ConfigKey.bytes("spark.ferry.shuffle.compression.minBufferBytes", "512",
+            "Arrow buffers smaller than this are never compressed: the codec's frame costs more than it saves.");
+    public static final ConfigKey<Long> BATCH_TARGET_BYTES = ConfigKey.bytes("spark.ferry.shuffle.batch.targetBytes", "4m",
+            "Target size of one Arrow batch of one reduce partition on the map side (uncompressed).");
+    public static final ConfigKey<Long> MAP_BUFFER_BYTES = ConfigKey.bytes("spark.ferry.shuffle.write.maxBufferedBytes", "64m",
+            "Arrow memory one map task may hold in unfinished batches before it flushes all of them early.");
+    public static final ConfigKey<ShuffleStage> STAGE = ConfigKey.choice("spark.ferry.shuffle.stage", ShuffleStage.class, ShuffleStage.AUTO,
+            "Where map outputs are kept: auto keeps a block where its producer's batch is (host for Spark's CPU operators), "
+                    + "device stages blocks in GPU memory through the device runtime's tiered store, host keeps them in "
+                    + "host memory. All spill to local disk under pressure.");
+    public static final ConfigKey<Long> HOST_MEMORY_BYTES = ConfigKey.bytes("spark.ferry.shuffle.host.memoryBytes", "512m",
+            "Host memory per executor for map outputs; further map outputs go to local disk files.");
+    public static final ConfigKey<Long> MAX_BYTES_IN_FLIGHT = ConfigKey.bytes("spark.ferry.shuffle.fetch.maxBytesInFlight", "48m",
+            "Most bytes one reduce task requests from remote executors at a time (a single larger block is fetched alone).");
+    public static final ConfigKey<Integer> TCP_PORT = ConfigKey.integer("spark.ferry.shuffle.tcp.port", 0,
+            "Port of an executor's TCP block server; 0 picks a free one.");
+    public static final ConfigKey<Integer> TCP_TIMEOUT_MILLIS = ConfigKey.integer("spark.ferry.shuffle.tcp.timeoutMillis", 120000,
+            "Connect and read timeout of the TCP transport; a peer silent for longer fails the fetch.");
+    public static final ConfigKey<Long> TCP_MAX_FRAME_BYTES = ConfigKey.bytes("spark.ferry.shuffle.tcp.maxFrameBytes", "1g",
+            "Largest frame the TCP transport accepts; a longer length on the wire is treated as corruption.");
+
+    @Override
+    public String section()
+    {
+        return "Shuffle";
+    }
+
+    @Override
+    public List<ConfigKey<?>> keys()
+    {
+        return List.of(ENABLED, CODEC, ZSTD_LEVEL, MIN_COMPRESS_BYTES, BATCH_TARGET_BYTES, MAP_BUFFER_BYTES, STAGE, HOST_MEMORY_BYTES,
+                MAX_BYTES_IN_FLIGHT, TCP_PORT, TCP_TIMEOUT_MILLIS, TCP_MAX_FRAME_BYTES);
+    }
+}

@@ -1,0 +1,68 @@
+package dev.ferry.shuffle.format;
+
+import java.io.Serializable;
+
+import static java.util.Objects.requireNonNull;
+
+/** How a map task encodes its blocks; fixed per exchange on the driver and shipped with the shuffle dependency. */
+public final class EncodingSettings
+        implements Serializable
+{
+    private static final long serialVersionUID = 1L;
+
+    private final CompressionKind compression;
+    private final int zstdLevel;
+    private final long minCompressBytes;
+    private final long batchTargetBytes;
+    private final long maxBufferedBytes;
+    private final ChecksumAlgorithm checksum;
+
+    public EncodingSettings(CompressionKind compression, int zstdLevel, long minCompressBytes, long batchTargetBytes, long maxBufferedBytes, ChecksumAlgorithm checksum)
+    {
+        this.compression = requireNonNull(compression, "compression is null");
+        this.zstdLevel = zstdLevel;
+        this.minCompressBytes = minCompressBytes;
+        if (batchTargetBytes <= 0 || maxBufferedBytes <= 0) {
+            throw new IllegalArgumentException("batch target and buffer limit must be positive: " + batchTargetBytes + ", " + maxBufferedBytes);
+        }
+        this.batchTargetBytes = batchTargetBytes;
+        this.maxBufferedBytes = maxBufferedBytes;
+        this.checksum = requireNonNull(checksum, "checksum is null");
+    }
+
+    public CompressionKind compression()
+    {
+        return compression;
+    }
+
+    public int zstdLevel()
+    {
+        return zstdLevel;
+    }
+
+    public long minCompressBytes()
+    {
+        return minCompressBytes;
+    }
+
+    public long batchTargetBytes()
+    {
+        return batchTargetBytes;
+    }
+
+    public long maxBufferedBytes()
+    {
+        return maxBufferedBytes;
+    }
+
+    public ChecksumAlgorithm checksum()
+    {
+        return checksum;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "compression=" + compression.name().toLowerCase(java.util.Locale.ROOT) + ", batchTarget=" + batchTargetBytes + ", checksum=" + checksum;
+    }
+}

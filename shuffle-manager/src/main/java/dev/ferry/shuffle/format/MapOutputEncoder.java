@@ -1,0 +1,177 @@
+package dev.ferry.shuffle.format;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.ferry.shuffle.store.EncodedMapOutput;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.compression.CompressionCodec;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.StructType;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * One map task's output being built: rows are appended to the open Arrow batch of their reduce
+ * partition; a batch that reaches the target size is serialized onto that partition's payload,
+ * and when the task's open batches together hold too much memory, all are flushed and released.
+ * Not thread-safe (one per task).
+ */
+public final class MapOutputEncoder
+        implements AutoCloseable, EncodedMapOutput
+{
+    // Checking a batch's size walks its vectors, so it is done every so many rows, not per row.
+    private static final int SIZE_CHECK_INTERVAL = 256;
+    private static final int MEMORY_CHECK_INTERVAL = 1024;
+
+    private final Schema schema;
+    private final BufferAllocator allocator;
+    private final EncodingSettings settings;
+    private final CompressionCodec codec;
+    private final PartitionBatchBuilder[] builders;
+    private final PayloadBuffer[] payloads;
+    private long rowsSinceMemoryCheck;
+    private long uncompressedBytes;
+    private long records;
+    private long earlyFlushes;
+
+    public MapOutputEncoder(StructType sparkSchema, int partitions, BufferAllocator allocator, EncodingSettings settings)
+    {
+        this.schema = ArrowSchemas.toArrow(requireNonNull(sparkSchema, "sparkSchema is null"));
+        this.allocator = requireNonNull(allocator, "allocator is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.codec = BufferCodecs.forWriting(settings.compression(), settings.minCompressBytes(), settings.zstdLevel());
+        this.builders = new PartitionBatchBuilder[partitions];
+        this.payloads = new PayloadBuffer[partitions];
+    }
+
+    public void append(int partition, InternalRow row)
+            throws IOException
+    {
+        PartitionBatchBuilder builder = builders[partition];
+        if (builder == null) {
+            builder = new PartitionBatchBuilder(schema, allocator);
+            builders[partition] = builder;
+        }
+        builder.append(row);
+        records++;
+        if (builder.rows() % SIZE_CHECK_INTERVAL == 0 && builder.sizeInBytes() >= settings.batchTargetBytes()) {
+            flush(partition);
+        }
+        if (++rowsSinceMemoryCheck >= MEMORY_CHECK_INTERVAL) {
+            rowsSinceMemoryCheck = 0;
+            if (allocator.getAllocatedMemory() > settings.maxBufferedBytes()) {
+                earlyFlushes++;
+                flushAndRelease();
+            }
+        }
+    }
+
+    private void flush(int partition)
+            throws IOException
+    {
+        PayloadBuffer payload = payloads[partition];
+        if (payload == null) {
+            payload = new PayloadBuffer(4096);
+            payloads[partition] = payload;
+        }
+        uncompressedBytes += builders[partition].flushTo(payload, codec);
+    }
+
+    private void flushAndRelease()
+            throws IOException
+    {
+        for (int partition = 0; partition < builders.length; partition++) {
+            if (builders[partition] != null) {
+                flush(partition);
+                builders[partition].close();
+                builders[partition] = null;
+            }
+        }
+    }
+
+    /** Serializes every open batch and releases all Arrow memory; then the blocks can be read. */
+    public void finish()
+            throws IOException
+    {
+        flushAndRelease();
+    }
+
+    @Override
+    public int partitions()
+    {
+        return payloads.length;
+    }
+
+    /** Bytes of the block for {@code partition} including its header; 0 when the partition got no rows. */
+    @Override
+    public long blockLength(int partition)
+    {
+        PayloadBuffer payload = payloads[partition];
+        return payload == null || payload.rows() == 0 ? 0 : BlockHeader.LENGTH + payload.size();
+    }
+
+    public long[] blockLengths()
+    {
+        long[] lengths = new long[payloads.length];
+        for (int partition = 0; partition < payloads.length; partition++) {
+            lengths[partition] = blockLength(partition);
+        }
+        return lengths;
+    }
+
+    /** Writes the block (header then payload) at {@code target}'s position; the caller sized it with {@link #blockLength}. */
+    @Override
+    public void writeBlock(int partition, ByteBuffer target)
+    {
+        PayloadBuffer payload = payloads[partition];
+        ByteBuffer bytes = payload.bytes();
+        long checksum = BlockChecksums.compute(settings.checksum(), bytes, payload.rows(), payload.batches());
+        new BlockHeader(settings.checksum(), checksum, payload.rows(), payload.batches(), payload.size()).writeTo(target);
+        ByteBuffer body = target.duplicate();
+        body.position(target.position() + BlockHeader.LENGTH);
+        body.put(bytes);
+    }
+
+    /** Uncompressed Arrow bytes of every batch serialized so far (the data size AQE plans with). */
+    public long uncompressedBytes()
+    {
+        return uncompressedBytes;
+    }
+
+    public long records()
+    {
+        return records;
+    }
+
+    public long earlyFlushes()
+    {
+        return earlyFlushes;
+    }
+
+    @Override
+    public void close()
+    {
+        List<RuntimeException> failures = new ArrayList<>();
+        for (int partition = 0; partition < builders.length; partition++) {
+            if (builders[partition] != null) {
+                try {
+                    builders[partition].close();
+                }
+                catch (RuntimeException e) {
+                    failures.add(e);
+                }
+                builders[partition] = null;
+            }
+            payloads[partition] = null;
+        }
+        if (!failures.isEmpty()) {
+            RuntimeException failure = failures.get(0);
+            failures.subList(1, failures.size()).forEach(failure::addSuppressed);
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,248 @@
+package dev.ferry.shuffle.reader;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import dev.ferry.shuffle.ExchangeMetrics;
+import dev.ferry.shuffle.PeerEndpoints;
+import dev.ferry.shuffle.format.ArrowSchemas;
+import dev.ferry.shuffle.format.BlockDecoder;
+import dev.ferry.shuffle.format.CorruptBlockException;
+import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.store.MapOutputStore;
+import dev.ferry.shuffle.transport.FetchedBlocks;
+import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.ShuffleTransport;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.TaskContext;
+import org.apache.spark.shuffle.FetchFailedException;
+import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ArrowColumnVector;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import scala.Product2;
+import scala.Tuple2;
+import scala.collection.AbstractIterator;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The reduce side's stream of batches: local blocks are opened in this executor's store (a slice,
+ * no copy, for blocks in memory), remote ones are fetched per peer in requests of at most
+ * {@code maxBytesInFlight} bytes (one larger block alone), and each block is checked and decoded
+ * into one reused set of Arrow vectors. Any block that cannot be had, or is corrupt, becomes a
+ * {@link FetchFailedException} naming its map output, so Spark reruns that map task.
+ *
+ * <p>The batch returned by {@code next()} stays valid until the following {@code hasNext()}.
+ */
+final class ColumnarBlockIterator
+        extends AbstractIterator<Product2<Object, Object>>
+        implements AutoCloseable
+{
+    private final int shuffleId;
+    private final String localExecutorId;
+    private final MapOutputStore store;
+    private final ShuffleTransport transport;
+    private final BufferAllocator allocator;
+    private final ShuffleReadMetricsReporter readMetrics;
+    private final ExchangeMetrics exchangeMetrics;
+    private final TaskContext context;
+    private final Deque<PendingBlock> localBlocks;
+    private final Deque<List<PendingBlock>> remoteRequests;
+    private final Deque<Received> received = new ArrayDeque<>();
+    private final Schema arrowSchema;
+    // A fresh root per batch: Spark may close a batch it is done with (closing its vectors), so a
+    // root is never reused; the previous one is closed here when the next batch is loaded.
+    private VectorSchemaRoot root;
+    private ColumnarBatch batch;
+    private BlockDecoder decoder;
+    private PendingBlock current;
+    private boolean batchReady;
+    private boolean closed;
+
+    ColumnarBlockIterator(int shuffleId, String localExecutorId, MapOutputStore store, ShuffleTransport transport, BufferAllocator allocator, StructType schema,
+            List<PendingBlock> localBlocks, List<List<PendingBlock>> remoteRequests, ShuffleReadMetricsReporter readMetrics, ExchangeMetrics exchangeMetrics, TaskContext context)
+    {
+        this.shuffleId = shuffleId;
+        this.localExecutorId = requireNonNull(localExecutorId, "localExecutorId is null");
+        this.store = requireNonNull(store, "store is null");
+        this.transport = requireNonNull(transport, "transport is null");
+        this.allocator = requireNonNull(allocator, "allocator is null");
+        this.readMetrics = requireNonNull(readMetrics, "readMetrics is null");
+        this.exchangeMetrics = requireNonNull(exchangeMetrics, "exchangeMetrics is null");
+        this.context = context;
+        this.localBlocks = new ArrayDeque<>(localBlocks);
+        this.remoteRequests = new ArrayDeque<>(remoteRequests);
+        this.arrowSchema = ArrowSchemas.toArrow(schema);
+    }
+
+    @Override
+    public boolean hasNext()
+    {
+        if (batchReady) {
+            return true;
+        }
+        if (closed) {
+            return false;
+        }
+        try {
+            while (true) {
+                if (decoder != null) {
+                    closeRoot();
+                    VectorSchemaRoot next = VectorSchemaRoot.create(arrowSchema, allocator);
+                    if (decoder.loadNext(next)) {
+                        root = next;
+                        batch = newBatch(next);
+                        readMetrics.incRecordsRead(next.getRowCount());
+                        batchReady = true;
+                        return true;
+                    }
+                    next.close();
+                    decoder.close();
+                    decoder = null;
+                    current = null;
+                }
+                if (!openNextBlock()) {
+                    close();
+                    return false;
+                }
+            }
+        }
+        catch (CorruptBlockException e) {
+            exchangeMetrics.corruptBlocks().add(1);
+            throw fetchFailed(current, "Corrupt block " + current.ref() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Product2<Object, Object> next()
+    {
+        if (!hasNext()) {
+            throw new java.util.NoSuchElementException();
+        }
+        batchReady = false;
+        return new Tuple2<>(current.ref().reduceId(), batch);
+    }
+
+    private static ColumnarBatch newBatch(VectorSchemaRoot root)
+    {
+        List<FieldVector> vectors = root.getFieldVectors();
+        ColumnVector[] columns = new ColumnVector[vectors.size()];
+        for (int i = 0; i < columns.length; i++) {
+            columns[i] = new ArrowColumnVector(vectors.get(i));
+        }
+        return new ColumnarBatch(columns, root.getRowCount());
+    }
+
+    private void closeRoot()
+    {
+        if (root != null) {
+            root.close();
+            root = null;
+            batch = null;
+        }
+    }
+
+    /** Sets up the decoder of the next block; false when all blocks are read. */
+    private boolean openNextBlock()
+            throws CorruptBlockException
+    {
+        if (context != null) {
+            context.killTaskIfInterrupted();
+        }
+        if (received.isEmpty() && !remoteRequests.isEmpty() && localBlocks.isEmpty()) {
+            fetch(remoteRequests.poll());
+        }
+        if (!received.isEmpty()) {
+            Received next = received.poll();
+            current = next.block;
+            decoder = new BlockDecoder(next.bytes.takeBuffer(), next.bytes.length());
+            return true;
+        }
+        if (!localBlocks.isEmpty()) {
+            current = localBlocks.poll();
+            Optional<BlockBytes> bytes;
+            try {
+                bytes = store.open(shuffleId, current.ref().mapId(), current.ref().reduceId());
+            }
+            catch (IOException | RuntimeException e) {
+                throw fetchFailed(current, "Cannot read local block " + current.ref() + ": " + e.getMessage(), e);
+            }
+            if (bytes.isEmpty()) {
+                throw fetchFailed(current, "Map output " + current.ref() + " is not in executor " + localExecutorId + "'s " + store.name() + " store", null);
+            }
+            readMetrics.incLocalBlocksFetched(1);
+            readMetrics.incLocalBytesRead(bytes.get().length());
+            exchangeMetrics.addRoute(ExchangeMetrics.ROUTE_LOCAL, bytes.get().length());
+            decoder = new BlockDecoder(bytes.get().takeBuffer(), bytes.get().length());
+            return true;
+        }
+        return false;
+    }
+
+    private void fetch(List<PendingBlock> request)
+    {
+        PendingBlock first = request.get(0);
+        PeerAddress peer = PeerEndpoints.tcpPeer(first.location())
+                .orElseThrow(() -> fetchFailed(first, "Map output location " + first.location() + " carries no Ferry endpoint", null));
+        List<ShuffleBlockRef> refs = new ArrayList<>(request.size());
+        request.forEach(block -> refs.add(block.ref()));
+        long started = System.nanoTime();
+        FetchedBlocks fetched;
+        try {
+            fetched = transport.fetch(peer, refs, allocator);
+        }
+        catch (IOException | RuntimeException e) {
+            current = first;
+            throw fetchFailed(first, e.getMessage(), e);
+        }
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        readMetrics.incFetchWaitTime(millis);
+        readMetrics.incRemoteReqsDuration(millis);
+        for (int i = 0; i < request.size(); i++) {
+            BlockBytes bytes = fetched.blocks().get(i);
+            readMetrics.incRemoteBlocksFetched(1);
+            readMetrics.incRemoteBytesRead(bytes.length());
+            exchangeMetrics.addRoute(fetched.route(), bytes.length());
+            received.add(new Received(request.get(i), bytes));
+        }
+    }
+
+    private RuntimeException fetchFailed(PendingBlock block, String message, Throwable cause)
+    {
+        return SneakyThrow.sneakyThrow(new FetchFailedException(block.location(), shuffleId, block.ref().mapId(), block.mapIndex(), block.ref().reduceId(), message, cause));
+    }
+
+    /** Releases every buffer; called when the stream ends and again at task completion. */
+    @Override
+    public void close()
+    {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        batchReady = false;
+        if (decoder != null) {
+            decoder.close();
+            decoder = null;
+        }
+        while (!received.isEmpty()) {
+            received.poll().bytes.close();
+        }
+        closeRoot();
+    }
+
+    private record Received(PendingBlock block, BlockBytes bytes)
+    {
+    }
+}

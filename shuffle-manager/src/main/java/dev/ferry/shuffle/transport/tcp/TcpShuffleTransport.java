@@ -1,0 +1,107 @@
+package dev.ferry.shuffle.transport.tcp;
+
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingDeque;
+
+import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.FetchedBlocks;
+import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.ShuffleTransport;
+import org.apache.arrow.memory.BufferAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The baseline transport: blocking sockets, connections pooled per peer (a connection serves one
+ * request at a time; concurrent reducers open more). A connection that failed in any way is
+ * closed, never reused.
+ */
+public final class TcpShuffleTransport
+        implements ShuffleTransport
+{
+    public static final String ROUTE = "TCP";
+    private static final Logger LOG = LoggerFactory.getLogger(TcpShuffleTransport.class);
+
+    private final int timeoutMillis;
+    private final long maxFrameBytes;
+    private final Map<PeerAddress, LinkedBlockingDeque<TcpConnection>> idle = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    public TcpShuffleTransport(int timeoutMillis, long maxFrameBytes)
+    {
+        if (timeoutMillis <= 0) {
+            throw new IllegalArgumentException("timeoutMillis must be positive: " + timeoutMillis);
+        }
+        this.timeoutMillis = timeoutMillis;
+        this.maxFrameBytes = maxFrameBytes;
+    }
+
+    @Override
+    public String routeName()
+    {
+        return ROUTE;
+    }
+
+    @Override
+    public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator)
+            throws IOException
+    {
+        if (closed) {
+            throw new IOException("TCP shuffle transport is closed");
+        }
+        TcpConnection connection = idle.computeIfAbsent(peer, key -> new LinkedBlockingDeque<>()).pollFirst();
+        if (connection == null) {
+            try {
+                connection = new TcpConnection(peer, timeoutMillis, maxFrameBytes);
+            }
+            catch (IOException e) {
+                throw new IOException("Cannot connect to " + peer + ": " + e.getMessage(), e);
+            }
+        }
+        List<BlockBytes> received;
+        try {
+            received = connection.fetch(blocks, allocator);
+        }
+        catch (SocketTimeoutException e) {
+            closeQuietly(connection);
+            throw new IOException("No answer from " + peer + " within " + timeoutMillis + " ms", e);
+        }
+        catch (IOException | RuntimeException e) {
+            closeQuietly(connection);
+            throw new IOException("Fetching " + blocks.size() + " blocks from " + peer + " failed: " + e.getMessage(), e);
+        }
+        if (closed) {
+            closeQuietly(connection);
+        }
+        else {
+            idle.get(peer).offerFirst(connection);
+        }
+        return new FetchedBlocks(ROUTE, received);
+    }
+
+    private static void closeQuietly(TcpConnection connection)
+    {
+        try {
+            connection.close();
+        }
+        catch (IOException e) {
+            LOG.debug("Closing a Ferry TCP connection: {}", e.getMessage());
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        closed = true;
+        List<TcpConnection> all = new ArrayList<>();
+        idle.values().forEach(all::addAll);
+        idle.clear();
+        all.forEach(TcpShuffleTransport::closeQuietly);
+    }
+}

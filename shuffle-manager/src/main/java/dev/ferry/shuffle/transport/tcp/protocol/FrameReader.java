@@ -1,0 +1,106 @@
+package dev.ferry.shuffle.transport.tcp.protocol;
+
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Reads frames. Every length read off the wire is checked against the frame it sits in and
+ * against a maximum before anything is allocated; a violation is an {@link IOException}, since a
+ * stream that lies about lengths cannot be trusted for anything that follows. Not thread-safe.
+ */
+public final class FrameReader
+{
+    private static final int COPY_CHUNK = 64 * 1024;
+
+    private final DataInputStream in;
+    private final long maxFrameBytes;
+    private final byte[] chunk = new byte[COPY_CHUNK];
+
+    public FrameReader(InputStream in, long maxFrameBytes)
+    {
+        this.in = new DataInputStream(requireNonNull(in, "in is null"));
+        if (maxFrameBytes < 1 + BlockResponse.HEADER_BYTES) {
+            throw new IllegalArgumentException("maxFrameBytes too small: " + maxFrameBytes);
+        }
+        this.maxFrameBytes = Math.min(maxFrameBytes, Integer.MAX_VALUE);
+    }
+
+    /** The next message, or null at a clean end of stream (between frames). A block's body is left for {@link #readBody}. */
+    public Message read()
+            throws IOException
+    {
+        int frameLength;
+        try {
+            frameLength = in.readInt();
+        }
+        catch (EOFException e) {
+            return null;
+        }
+        if (frameLength < 1 || frameLength > maxFrameBytes) {
+            throw new IOException("Frame length " + frameLength + " outside 1.." + maxFrameBytes);
+        }
+        MessageType type;
+        try {
+            type = MessageType.fromId(in.readByte());
+        }
+        catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        int headerLength = type == MessageType.BLOCK_RESPONSE ? BlockResponse.HEADER_BYTES : frameLength - 1;
+        if (headerLength > frameLength - 1) {
+            throw new IOException(type + " frame of " + frameLength + " bytes is shorter than its header");
+        }
+        byte[] header = new byte[headerLength];
+        in.readFully(header);
+        try {
+            ByteBuffer buffer = ByteBuffer.wrap(header);
+            switch (type) {
+                case FETCH_REQUEST:
+                    return FetchRequest.decode(buffer);
+                case FETCH_FAILURE:
+                    return FetchFailure.decode(buffer);
+                case BLOCK_RESPONSE: {
+                    BlockResponse response = BlockResponse.decode(buffer);
+                    if (response.bodyLength() != frameLength - 1L - headerLength) {
+                        throw new IOException("Block response body of " + response.bodyLength() + " bytes does not fill its " + frameLength + "-byte frame");
+                    }
+                    return response;
+                }
+            }
+        }
+        catch (IllegalArgumentException | java.nio.BufferUnderflowException e) {
+            throw new IOException("Malformed " + type + " frame: " + e.getMessage(), e);
+        }
+        throw new IllegalStateException("Unhandled message type " + type);
+    }
+
+    /** Reads the body announced by {@code response} into a new buffer owned by the caller. */
+    public ArrowBuf readBody(BlockResponse response, BufferAllocator allocator)
+            throws IOException
+    {
+        long length = response.bodyLength();
+        ArrowBuf body = allocator.buffer(Math.max(length, 1));
+        try {
+            long offset = 0;
+            while (offset < length) {
+                int part = (int) Math.min(chunk.length, length - offset);
+                in.readFully(chunk, 0, part);
+                body.setBytes(offset, chunk, 0, part);
+                offset += part;
+            }
+            return body;
+        }
+        catch (IOException | RuntimeException e) {
+            body.close();
+            throw e;
+        }
+    }
+}

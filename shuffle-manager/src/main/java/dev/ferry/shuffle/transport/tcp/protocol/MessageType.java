@@ -1,0 +1,31 @@
+package dev.ferry.shuffle.transport.tcp.protocol;
+
+/** The byte that follows a frame's length and says which message it is. */
+public enum MessageType
+{
+    FETCH_REQUEST(1),
+    BLOCK_RESPONSE(2),
+    FETCH_FAILURE(3);
+
+    private final byte id;
+
+    MessageType(int id)
+    {
+        this.id = (byte) id;
+    }
+
+    public byte id()
+    {
+        return id;
+    }
+
+    public static MessageType fromId(byte id)
+    {
+        for (MessageType type : values()) {
+            if (type.id == id) {
+                return type;
+            }
+        }
+        throw new IllegalArgumentException("Unknown message type " + id);
+    }
+}

@@ -1,0 +1,259 @@
+package dev.ferry.shuffle.reader;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.ferry.shuffle.ExchangeMetrics;
+import dev.ferry.shuffle.PeerEndpoints;
+import dev.ferry.shuffle.format.ChecksumAlgorithm;
+import dev.ferry.shuffle.format.CompressionKind;
+import dev.ferry.shuffle.format.EncodingSettings;
+import dev.ferry.shuffle.format.MapOutputEncoder;
+import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.store.HostMapOutputStore;
+import dev.ferry.shuffle.store.MapOutputId;
+import dev.ferry.shuffle.transport.FetchedBlocks;
+import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.ShuffleTransport;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.FetchFailed;
+import org.apache.spark.shuffle.FetchFailedException;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.storage.BlockManagerId;
+import org.apache.spark.unsafe.types.UTF8String;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import scala.Option;
+import scala.Product2;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The reduce side's block stream against a real host store and an in-memory fake transport. */
+class TestColumnarBlockIterator
+{
+    private static final StructType SCHEMA = new StructType().add("id", DataTypes.LongType).add("name", DataTypes.StringType);
+    private static final EncodingSettings ENCODING = new EncodingSettings(CompressionKind.ZSTD, 1, 64, 1 << 20, 16 << 20, ChecksumAlgorithm.CRC32C);
+    private static final int SHUFFLE = 4;
+
+    @TempDir
+    Path spill;
+    private BufferAllocator allocator;
+    private HostMapOutputStore store;
+    private final Map<ShuffleBlockRef, byte[]> remoteBlocks = new HashMap<>();
+    private final List<List<ShuffleBlockRef>> requests = new ArrayList<>();
+    private IOException transportFailure;
+
+    private final BlockManagerId local = BlockManagerId.apply("local-exec", "host-a", 7000, Option.empty());
+    private final BlockManagerId remote = PeerEndpoints.withTcpPort(BlockManagerId.apply("remote-exec", "host-b", 7001, Option.empty()), 9999);
+
+    @BeforeEach
+    void setUp()
+    {
+        allocator = new RootAllocator();
+        store = new HostMapOutputStore(allocator.newChildAllocator("store", 0, Long.MAX_VALUE), 1 << 20, spill);
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        store.close();
+        assertEquals(0, allocator.getAllocatedMemory(), "no Arrow memory leaked");
+        allocator.close();
+    }
+
+    /** Encodes {@code rows} rows (ids from {@code firstId}) into reduce partition 0 of a two-partition map output. */
+    private static MapOutputEncoder encode(BufferAllocator allocator, long firstId, int rows)
+            throws IOException
+    {
+        MapOutputEncoder encoder = new MapOutputEncoder(SCHEMA, 2, allocator, ENCODING);
+        for (long id = firstId; id < firstId + rows; id++) {
+            encoder.append(0, new GenericInternalRow(new Object[] {id, UTF8String.fromString("row-" + id)}));
+        }
+        encoder.finish();
+        return encoder;
+    }
+
+    private void storeLocal(long mapId, long firstId, int rows)
+            throws IOException
+    {
+        try (BufferAllocator encoding = allocator.newChildAllocator("encode", 0, Long.MAX_VALUE); MapOutputEncoder encoder = encode(encoding, firstId, rows)) {
+            store.commit(new MapOutputId(SHUFFLE, mapId, (int) mapId, 0), encoder);
+        }
+    }
+
+    private byte[] remoteBlock(long firstId, int rows)
+            throws IOException
+    {
+        try (BufferAllocator encoding = allocator.newChildAllocator("encode", 0, Long.MAX_VALUE); MapOutputEncoder encoder = encode(encoding, firstId, rows)) {
+            ByteBuffer block = ByteBuffer.allocate((int) encoder.blockLength(0));
+            encoder.writeBlock(0, block);
+            return block.array();
+        }
+    }
+
+    private ShuffleTransport fakeTransport()
+    {
+        return new ShuffleTransport()
+        {
+            @Override
+            public String routeName()
+            {
+                return "TCP";
+            }
+
+            @Override
+            public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator target)
+                    throws IOException
+            {
+                assertEquals(new PeerAddress("remote-exec", "host-b", 9999), peer);
+                requests.add(blocks);
+                if (transportFailure != null) {
+                    throw transportFailure;
+                }
+                List<BlockBytes> fetched = new ArrayList<>();
+                for (ShuffleBlockRef ref : blocks) {
+                    byte[] bytes = remoteBlocks.get(ref);
+                    ArrowBuf buffer = target.buffer(bytes.length);
+                    buffer.setBytes(0, bytes);
+                    fetched.add(new BlockBytes(buffer, bytes.length));
+                }
+                return new FetchedBlocks("TCP", fetched);
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+
+    private ColumnarBlockIterator iterator(BufferAllocator reduce, List<PendingBlock> localBlocks, List<PendingBlock> remote, long maxBytesInFlight,
+            CountingReadMetrics metrics, ExchangeMetrics exchangeMetrics)
+    {
+        Map<BlockManagerId, List<PendingBlock>> byPeer = new LinkedHashMap<>();
+        if (!remote.isEmpty()) {
+            byPeer.put(this.remote, remote);
+        }
+        return new ColumnarBlockIterator(SHUFFLE, "local-exec", store, fakeTransport(), reduce, SCHEMA, localBlocks,
+                FerryShuffleReader.requests(byPeer, maxBytesInFlight), metrics, exchangeMetrics, null);
+    }
+
+    private static List<Long> drain(ColumnarBlockIterator iterator)
+    {
+        List<Long> ids = new ArrayList<>();
+        while (iterator.hasNext()) {
+            Product2<Object, Object> record = iterator.next();
+            ColumnarBatch batch = (ColumnarBatch) record._2();
+            for (int row = 0; row < batch.numRows(); row++) {
+                ids.add(batch.column(0).getLong(row));
+                assertEquals("row-" + batch.column(0).getLong(row), batch.column(1).getUTF8String(row).toString());
+            }
+        }
+        return ids;
+    }
+
+    @Test
+    void readsLocalAndRemoteBlocksWithBoundedRequests()
+            throws IOException
+    {
+        storeLocal(1, 0, 100);
+        storeLocal(2, 100, 50);
+        List<PendingBlock> remote = new ArrayList<>();
+        for (int map = 10; map < 14; map++) {
+            ShuffleBlockRef ref = new ShuffleBlockRef(SHUFFLE, map, 0);
+            remoteBlocks.put(ref, remoteBlock(1000L * map, 20));
+            remote.add(new PendingBlock(this.remote, ref, remoteBlocks.get(ref).length, map));
+        }
+        long blockSize = remoteBlocks.values().iterator().next().length;
+        CountingReadMetrics metrics = new CountingReadMetrics();
+        ExchangeMetrics exchangeMetrics = ExchangeMetrics.unregistered();
+        try (BufferAllocator reduce = allocator.newChildAllocator("reduce", 0, Long.MAX_VALUE)) {
+            try (ColumnarBlockIterator iterator = iterator(reduce, List.of(new PendingBlock(local, new ShuffleBlockRef(SHUFFLE, 1, 0), 0, 1),
+                    new PendingBlock(local, new ShuffleBlockRef(SHUFFLE, 2, 0), 0, 2)), remote, 2 * blockSize + 1, metrics, exchangeMetrics)) {
+                List<Long> ids = drain(iterator);
+                assertEquals(150 + 80, ids.size());
+                assertTrue(ids.contains(0L) && ids.contains(149L) && ids.contains(13019L));
+            }
+        }
+        // At most two blocks' bytes per request: four remote blocks take two requests.
+        assertEquals(2, requests.size());
+        requests.forEach(request -> assertEquals(2, request.size()));
+        assertEquals(230, metrics.records);
+        assertEquals(2, metrics.localBlocks);
+        assertEquals(4, metrics.remoteBlocks);
+        assertEquals(4 * blockSize, metrics.remoteBytes);
+        assertEquals(4, exchangeMetrics.routeMetrics().get(ExchangeMetrics.routeBlocksKey("TCP")).value());
+        assertEquals(metrics.localBytes, exchangeMetrics.routeMetrics().get(ExchangeMetrics.routeBytesKey("LOCAL")).value());
+    }
+
+    @Test
+    void aMissingLocalOutputIsAFetchFailureOfThatMapOutput()
+    {
+        try (BufferAllocator reduce = allocator.newChildAllocator("reduce", 0, Long.MAX_VALUE);
+                ColumnarBlockIterator iterator = iterator(reduce, List.of(new PendingBlock(local, new ShuffleBlockRef(SHUFFLE, 77, 1), 10, 5)), List.of(),
+                        1 << 20, new CountingReadMetrics(), ExchangeMetrics.unregistered())) {
+            FetchFailedException thrown = assertThrows(FetchFailedException.class, iterator::hasNext);
+            FetchFailed failure = (FetchFailed) thrown.toTaskFailedReason();
+            assertEquals(local, failure.bmAddress());
+            assertEquals(SHUFFLE, failure.shuffleId());
+            assertEquals(77, failure.mapId());
+            assertEquals(5, failure.mapIndex());
+            assertEquals(1, failure.reduceId());
+        }
+    }
+
+    @Test
+    void aFailedTransportIsAFetchFailureOfTheRequestedOutput()
+            throws IOException
+    {
+        ShuffleBlockRef ref = new ShuffleBlockRef(SHUFFLE, 31, 0);
+        remoteBlocks.put(ref, remoteBlock(0, 5));
+        transportFailure = new IOException("Connection to executor remote-exec closed");
+        try (BufferAllocator reduce = allocator.newChildAllocator("reduce", 0, Long.MAX_VALUE);
+                ColumnarBlockIterator iterator = iterator(reduce, List.of(), List.of(new PendingBlock(remote, ref, 100, 3)), 1 << 20,
+                        new CountingReadMetrics(), ExchangeMetrics.unregistered())) {
+            FetchFailedException thrown = assertThrows(FetchFailedException.class, iterator::hasNext);
+            FetchFailed failure = (FetchFailed) thrown.toTaskFailedReason();
+            assertEquals(remote, failure.bmAddress());
+            assertEquals(31, failure.mapId());
+            assertEquals(3, failure.mapIndex());
+            assertTrue(thrown.getMessage().contains("closed"), thrown.getMessage());
+        }
+    }
+
+    @Test
+    void aCorruptRemoteBlockIsAFetchFailureNeverData()
+            throws IOException
+    {
+        ShuffleBlockRef ref = new ShuffleBlockRef(SHUFFLE, 41, 0);
+        byte[] block = remoteBlock(0, 50);
+        block[block.length / 2] ^= 0x01;
+        remoteBlocks.put(ref, block);
+        ExchangeMetrics exchangeMetrics = ExchangeMetrics.unregistered();
+        CountingReadMetrics metrics = new CountingReadMetrics();
+        try (BufferAllocator reduce = allocator.newChildAllocator("reduce", 0, Long.MAX_VALUE);
+                ColumnarBlockIterator iterator = iterator(reduce, List.of(), List.of(new PendingBlock(remote, ref, block.length, 8)), 1 << 20, metrics, exchangeMetrics)) {
+            FetchFailedException thrown = assertThrows(FetchFailedException.class, iterator::hasNext);
+            FetchFailed failure = (FetchFailed) thrown.toTaskFailedReason();
+            assertEquals(41, failure.mapId());
+            assertEquals(8, failure.mapIndex());
+            assertTrue(thrown.getMessage().contains("checksum"), thrown.getMessage());
+        }
+        assertEquals(0, metrics.records, "no row of a corrupt block is returned");
+        assertEquals(1, exchangeMetrics.corruptBlocks().value());
+    }
+}
