@@ -187,18 +187,6 @@ class TestDeviceMemoryExport
         }
 
         @Override
-        public long pendingIpcReleaseBytes()
-        {
-            return 0;
-        }
-
-        @Override
-        public long reclaimIpcReleases()
-        {
-            return 0;
-        }
-
-        @Override
         public IoRegistration registerIoBuffer(NativeMemory memory)
         {
             return IoRegistration.none("stand-in backend");

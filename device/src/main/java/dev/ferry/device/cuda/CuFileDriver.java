@@ -150,29 +150,12 @@ final class CuFileDriver
             log.info(reason);
             return IoRegistration.none(reason);
         }
-        return new IoRegistration()
-        {
-            @Override
-            public boolean registered()
-            {
-                return true;
+        return IoRegistration.registered("cuFileBufRegister of " + length + " bytes at " + memory.describe(), () -> {
+            CUfileError_t undone = cufile.cuFileBufDeregister(memory.base());
+            if (undone.err() != cufile.CU_FILE_SUCCESS) {
+                throw new FerryException(ErrorCategory.EXTERNAL, "cuFileBufDeregister of " + memory.describe() + " failed: " + describe(undone.err()));
             }
-
-            @Override
-            public String detail()
-            {
-                return "cuFileBufRegister of " + length + " bytes at " + memory.describe();
-            }
-
-            @Override
-            public void deregister()
-            {
-                CUfileError_t undone = cufile.cuFileBufDeregister(memory.base());
-                if (undone.err() != cufile.CU_FILE_SUCCESS) {
-                    throw new FerryException(ErrorCategory.EXTERNAL, "cuFileBufDeregister of " + memory.describe() + " failed: " + describe(undone.err()));
-                }
-            }
-        };
+        });
     }
 
     FileReadEngine openFile(CudaBackend backend, Path path)

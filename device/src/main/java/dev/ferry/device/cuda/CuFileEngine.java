@@ -3,8 +3,8 @@ package dev.ferry.device.cuda;
 import dev.ferry.device.cufile.DeviceFile;
 import dev.ferry.device.cufile.ReadPathVerdict;
 import dev.ferry.device.memory.NativeMemory;
+import dev.ferry.device.spi.ChannelReadEngine;
 import dev.ferry.device.spi.EngineRead;
-import dev.ferry.device.spi.FileReadEngine;
 import org.bytedeco.cuda.cufile.CUfileBatchHandle_t;
 import org.bytedeco.cuda.cufile.CUfileError_t;
 import org.bytedeco.cuda.cufile.CUfileHandle_t;
@@ -25,53 +25,26 @@ import static java.util.Objects.requireNonNull;
  * targets are read through the buffered descriptor instead.
  */
 final class CuFileEngine
-        implements FileReadEngine
+        extends ChannelReadEngine
 {
     private final CuFileDriver driver;
-    private final FileChannel buffered;
     private final FileChannel direct;
     private final CUfileHandle_t handle;
-    private final ReadPathVerdict verdict;
 
+    /** {@code buffered} gives the size and reads pinned targets; {@code direct} is the O_DIRECT descriptor behind {@code handle}. */
     CuFileEngine(CuFileDriver driver, CudaBackend backend, FileChannel buffered, FileChannel direct, CUfileHandle_t handle, ReadPathVerdict verdict)
     {
+        super(buffered, verdict, DeviceFile.DIRECT_IO_ALIGNMENT);
         this.driver = requireNonNull(driver, "driver is null");
         requireNonNull(backend, "backend is null");
-        this.buffered = requireNonNull(buffered, "buffered is null");
         this.direct = requireNonNull(direct, "direct is null");
         this.handle = requireNonNull(handle, "handle is null");
-        this.verdict = requireNonNull(verdict, "verdict is null");
-    }
-
-    @Override
-    public ReadPathVerdict verdict()
-    {
-        return verdict;
-    }
-
-    @Override
-    public boolean requiresAlignment()
-    {
-        return true;
-    }
-
-    @Override
-    public int alignment()
-    {
-        return DeviceFile.DIRECT_IO_ALIGNMENT;
     }
 
     @Override
     public boolean isAligned(NativeMemory memory, long offset)
     {
-        return CudaBackend.cudaMemory(memory).address(offset) % DeviceFile.DIRECT_IO_ALIGNMENT == 0;
-    }
-
-    @Override
-    public long size()
-            throws IOException
-    {
-        return buffered.size();
+        return CudaBackend.cudaMemory(memory).address(offset) % alignment() == 0;
     }
 
     @Override
@@ -80,7 +53,7 @@ final class CuFileEngine
     {
         CudaMemory memory = CudaBackend.cudaMemory(target);
         if (memory.kind() == CudaMemory.Kind.PINNED) {
-            return Math.max(0, buffered.read(CudaPosixEngine.hostView(memory, targetOffset, length), fileOffset));
+            return readInto(CudaPosixEngine.hostView(memory, targetOffset, length), fileOffset);
         }
         long result = cufile.cuFileRead(handle, memory.base(), length, fileOffset, memory.baseOffset() + targetOffset);
         return checkResult(result, fileOffset, length);
@@ -104,13 +77,13 @@ final class CuFileEngine
     {
         boolean allDevice = reads.stream().allMatch(read -> CudaBackend.cudaMemory(read.target()).kind() != CudaMemory.Kind.PINNED);
         if (!driver.batchSupported() || !allDevice || reads.size() > driver.maxBatch() || reads.size() < 2) {
-            return FileReadEngine.super.readBatch(reads);
+            return super.readBatch(reads);
         }
         int count = reads.size();
         CUfileBatchHandle_t batch = new CUfileBatchHandle_t();
         CUfileError_t setUp = cufile.cuFileBatchIOSetUp(batch, count);
         if (setUp.err() != cufile.CU_FILE_SUCCESS) {
-            return FileReadEngine.super.readBatch(reads);
+            return super.readBatch(reads);
         }
         try {
             CUfileIOParams_t params = new CUfileIOParams_t(count);
@@ -169,7 +142,7 @@ final class CuFileEngine
             direct.close();
         }
         finally {
-            buffered.close();
+            super.close();
         }
     }
 }

@@ -118,7 +118,7 @@ public final class CudaBackend
 
     synchronized void free(CudaMemory memory)
     {
-        if (memory.releaseLeases()) {
+        if (memory.exportLeases().tryReleaseAll()) {
             release0(memory);
         }
         else {
@@ -188,7 +188,7 @@ public final class CudaBackend
             payload[i] = handle.reserved(i);
         }
         IpcExportLease lease = IpcExportLease.create(leaseDirectory);
-        cudaMemory.addLease(lease);
+        cudaMemory.exportLeases().add(lease);
         return new IpcHandle(NAME, ProcessHandle.current().pid(), cudaMemory.location().device(), offset, length, lease.path().toString(), payload);
     }
 
@@ -236,7 +236,7 @@ public final class CudaBackend
         long freed = 0;
         for (Iterator<CudaMemory> iterator = awaitingImporters.iterator(); iterator.hasNext(); ) {
             CudaMemory memory = iterator.next();
-            if (memory.releaseLeases()) {
+            if (memory.exportLeases().tryReleaseAll()) {
                 iterator.remove();
                 release0(memory);
                 freed += memory.size();

@@ -1,13 +1,11 @@
 package dev.ferry.device.cuda;
 
-import dev.ferry.device.ipc.IpcExportLease;
+import dev.ferry.device.ipc.IpcExportLeases;
 import dev.ferry.device.ipc.IpcImportLease;
 import dev.ferry.device.memory.MemoryLocation;
 import dev.ferry.device.memory.NativeMemory;
 import org.bytedeco.javacpp.Pointer;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
@@ -28,7 +26,7 @@ final class CudaMemory
     private final Pointer base;
     private final long baseOffset;
     private final Optional<IpcImportLease> importLease;
-    private final List<IpcExportLease> exportLeases = new ArrayList<>();
+    private final IpcExportLeases exportLeases = new IpcExportLeases();
 
     CudaMemory(CudaBackend backend, Kind kind, MemoryLocation location, Pointer base, long baseOffset, long size, Optional<IpcImportLease> importLease)
     {
@@ -73,15 +71,9 @@ final class CudaMemory
         return importLease;
     }
 
-    synchronized void addLease(IpcExportLease lease)
+    IpcExportLeases exportLeases()
     {
-        exportLeases.add(lease);
-    }
-
-    synchronized boolean releaseLeases()
-    {
-        exportLeases.removeIf(IpcExportLease::tryRelease);
-        return exportLeases.isEmpty();
+        return exportLeases;
     }
 
     @Override

@@ -3,7 +3,7 @@ package dev.ferry.device.cuda;
 import dev.ferry.device.cufile.ReadPathVerdict;
 import dev.ferry.device.memory.MemoryLocation;
 import dev.ferry.device.memory.NativeMemory;
-import dev.ferry.device.spi.FileReadEngine;
+import dev.ferry.device.spi.ChannelReadEngine;
 import org.bytedeco.cuda.global.cudart;
 
 import java.io.IOException;
@@ -17,51 +17,17 @@ import static java.util.Objects.requireNonNull;
  * host-to-device copy. Pinned targets are read into directly.
  */
 final class CudaPosixEngine
-        implements FileReadEngine
+        extends ChannelReadEngine
 {
     private static final int BOUNCE_SIZE = 8 << 20;
 
     private final CudaBackend backend;
-    private final FileChannel channel;
-    private final ReadPathVerdict verdict;
     private CudaMemory bounce;
 
     CudaPosixEngine(CudaBackend backend, FileChannel channel, ReadPathVerdict verdict)
     {
+        super(channel, verdict);
         this.backend = requireNonNull(backend, "backend is null");
-        this.channel = requireNonNull(channel, "channel is null");
-        this.verdict = requireNonNull(verdict, "verdict is null");
-    }
-
-    @Override
-    public ReadPathVerdict verdict()
-    {
-        return verdict;
-    }
-
-    @Override
-    public boolean requiresAlignment()
-    {
-        return false;
-    }
-
-    @Override
-    public int alignment()
-    {
-        return 1;
-    }
-
-    @Override
-    public boolean isAligned(NativeMemory memory, long offset)
-    {
-        return true;
-    }
-
-    @Override
-    public long size()
-            throws IOException
-    {
-        return channel.size();
     }
 
     @Override
@@ -70,13 +36,13 @@ final class CudaPosixEngine
     {
         CudaMemory memory = CudaBackend.cudaMemory(target);
         if (memory.kind() == CudaMemory.Kind.PINNED) {
-            return Math.max(0, channel.read(hostView(memory, targetOffset, length), fileOffset));
+            return readInto(hostView(memory, targetOffset, length), fileOffset);
         }
         if (bounce == null) {
             bounce = (CudaMemory) backend.allocate(MemoryLocation.pinnedHost(), BOUNCE_SIZE);
         }
         int chunk = (int) Math.min(length, BOUNCE_SIZE);
-        int count = Math.max(0, channel.read(hostView(bounce, 0, chunk), fileOffset));
+        int count = (int) readInto(hostView(bounce, 0, chunk), fileOffset);
         if (count > 0) {
             CudaErrors.check(cudart.cudaSetDevice(memory.location().device()), "cudaSetDevice");
             CudaErrors.check(cudart.cudaMemcpy(memory.at(targetOffset), bounce.at(0), count, cudart.cudaMemcpyDefault), "cudaMemcpy of a POSIX read into " + memory.describe());
@@ -94,7 +60,7 @@ final class CudaPosixEngine
             throws IOException
     {
         try {
-            channel.close();
+            super.close();
         }
         finally {
             if (bounce != null) {

@@ -7,6 +7,7 @@ import dev.ferry.device.memory.NativeMemory;
 
 import java.nio.ByteBuffer;
 
+import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -28,6 +29,12 @@ public abstract class ByteBufferMemory
     public final ByteBuffer buffer()
     {
         return buffer;
+    }
+
+    /** Bytes {@code [offset, +length)} as a buffer of their own: index 0 is byte {@code offset}. */
+    public final ByteBuffer window(long offset, long length)
+    {
+        return buffer.slice(toIntExact(offset), toIntExact(length));
     }
 
     /** {@code memory} as a ByteBufferMemory; anything else came from another backend, a bug. */

@@ -83,18 +83,6 @@ public final class HostBackend
     }
 
     @Override
-    public long pendingIpcReleaseBytes()
-    {
-        return 0;
-    }
-
-    @Override
-    public long reclaimIpcReleases()
-    {
-        return 0;
-    }
-
-    @Override
     public IoRegistration registerIoBuffer(NativeMemory memory)
     {
         return IoRegistration.none("host backend: no GPU, nothing to register for direct I/O");

@@ -1,12 +1,10 @@
 package dev.ferry.device.simulated;
 
 import dev.ferry.device.host.ByteBufferMemory;
-import dev.ferry.device.ipc.IpcExportLease;
+import dev.ferry.device.ipc.IpcExportLeases;
 import dev.ferry.device.memory.MemoryLocation;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 
 import static java.util.Objects.requireNonNull;
 
@@ -17,7 +15,7 @@ final class ArenaMemory
     private final SharedArena arena;
     private final long arenaOffset;
     private final long reservedSize;
-    private final List<IpcExportLease> leases = new ArrayList<>();
+    private final IpcExportLeases exportLeases = new IpcExportLeases();
 
     ArenaMemory(SharedArena arena, long arenaOffset, long reservedSize, MemoryLocation location, ByteBuffer view)
     {
@@ -42,16 +40,10 @@ final class ArenaMemory
         return reservedSize;
     }
 
-    synchronized void addLease(IpcExportLease lease)
+    /** Its range may be reused once these have all ended. */
+    IpcExportLeases exportLeases()
     {
-        leases.add(lease);
-    }
-
-    /** Ends every lease no importer holds; true when none is left and the range may be reused. */
-    synchronized boolean releaseLeases()
-    {
-        leases.removeIf(IpcExportLease::tryRelease);
-        return leases.isEmpty();
+        return exportLeases;
     }
 
     @Override

@@ -9,6 +9,7 @@ import dev.ferry.device.cufile.ReadPathVerdict;
 import dev.ferry.device.host.ByteBufferMemory;
 import dev.ferry.device.host.PosixFileEngine;
 import dev.ferry.device.memory.NativeMemory;
+import dev.ferry.device.spi.ChannelReadEngine;
 import dev.ferry.device.spi.FileReadEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +25,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static java.lang.Math.toIntExact;
-import static java.util.Objects.requireNonNull;
 
 /**
  * The simulated GPU's storage path: an O_DIRECT descriptor ({@link ExtendedOpenOption#DIRECT})
@@ -33,20 +33,14 @@ import static java.util.Objects.requireNonNull;
  * cache instead, and the verdict says so.
  */
 final class DirectFileEngine
-        implements FileReadEngine
+        extends ChannelReadEngine
 {
     static final AtomicLong POSIX_FALLBACKS = new AtomicLong();
     private static final Logger log = LoggerFactory.getLogger(DirectFileEngine.class);
 
-    private final FileChannel channel;
-    private final int alignment;
-    private final ReadPathVerdict verdict;
-
     private DirectFileEngine(FileChannel channel, int alignment, ReadPathVerdict verdict)
     {
-        this.channel = requireNonNull(channel, "channel is null");
-        this.alignment = alignment;
-        this.verdict = requireNonNull(verdict, "verdict is null");
+        super(channel, verdict, alignment);
     }
 
     static FileReadEngine open(Path path)
@@ -78,50 +72,16 @@ final class DirectFileEngine
     }
 
     @Override
-    public ReadPathVerdict verdict()
-    {
-        return verdict;
-    }
-
-    @Override
-    public boolean requiresAlignment()
-    {
-        return true;
-    }
-
-    @Override
-    public int alignment()
-    {
-        return alignment;
-    }
-
-    @Override
     public boolean isAligned(NativeMemory memory, long offset)
     {
         ByteBuffer buffer = ByteBufferMemory.of(memory).buffer();
-        return offset <= buffer.capacity() && buffer.alignmentOffset(toIntExact(offset), alignment) == 0;
-    }
-
-    @Override
-    public long size()
-            throws IOException
-    {
-        return channel.size();
+        return offset <= buffer.capacity() && buffer.alignmentOffset(toIntExact(offset), alignment()) == 0;
     }
 
     @Override
     public long read(long fileOffset, long length, NativeMemory target, long targetOffset)
             throws IOException
     {
-        ByteBuffer window = ByteBufferMemory.of(target).buffer().slice(toIntExact(targetOffset), toIntExact(length));
-        int count = channel.read(window, fileOffset);
-        return Math.max(count, 0);
-    }
-
-    @Override
-    public void close()
-            throws IOException
-    {
-        channel.close();
+        return readInto(ByteBufferMemory.of(target).window(targetOffset, length), fileOffset);
     }
 }

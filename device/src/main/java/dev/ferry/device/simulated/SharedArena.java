@@ -116,7 +116,7 @@ final class SharedArena
 
     synchronized void free(ArenaMemory memory)
     {
-        if (memory.releaseLeases()) {
+        if (memory.exportLeases().tryReleaseAll()) {
             space.give(memory.arenaOffset(), memory.reservedSize());
         }
         else {
@@ -134,7 +134,7 @@ final class SharedArena
         long freed = 0;
         for (Iterator<ArenaMemory> iterator = awaitingImporters.iterator(); iterator.hasNext(); ) {
             ArenaMemory memory = iterator.next();
-            if (memory.releaseLeases()) {
+            if (memory.exportLeases().tryReleaseAll()) {
                 iterator.remove();
                 space.give(memory.arenaOffset(), memory.reservedSize());
                 freed += memory.reservedSize();

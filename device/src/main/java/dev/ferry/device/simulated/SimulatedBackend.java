@@ -129,7 +129,7 @@ public final class SimulatedBackend
         }
         ArenaMemory arenaMemory = (ArenaMemory) memory;
         IpcExportLease lease = IpcExportLease.create(sharedDirectory);
-        arenaMemory.addLease(lease);
+        arenaMemory.exportLeases().add(lease);
         byte[] payload = encodePayload(arenaMemory.arena().file().toString(), arenaMemory.arenaOffset());
         return new IpcHandle(NAME, ProcessHandle.current().pid(), arenaMemory.location().device(), offset, length, lease.path().toString(), payload);
     }

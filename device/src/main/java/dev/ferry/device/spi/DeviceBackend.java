@@ -36,11 +36,20 @@ public interface DeviceBackend
     /** Maps a handle exported by another process. */
     NativeMemory openIpc(IpcHandle handle);
 
-    /** Bytes freed by their owner but still held by importers in other processes. */
-    long pendingIpcReleaseBytes();
+    /**
+     * Bytes freed by their owner but still held by importers in other processes. A backend that
+     * exports no IPC handles has none.
+     */
+    default long pendingIpcReleaseBytes()
+    {
+        return 0;
+    }
 
-    /** Frees what importers have since let go of; returns the bytes freed. */
-    long reclaimIpcReleases();
+    /** Frees what importers have since let go of; returns the bytes freed (none without IPC exports). */
+    default long reclaimIpcReleases()
+    {
+        return 0;
+    }
 
     /** Registers device memory for direct reads (cuFileBufRegister), or says why not. */
     IoRegistration registerIoBuffer(NativeMemory memory);

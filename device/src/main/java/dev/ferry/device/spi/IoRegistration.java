@@ -1,5 +1,7 @@
 package dev.ferry.device.spi;
 
+import static java.util.Objects.requireNonNull;
+
 /** A backend's registration of a buffer for direct I/O (cuFileBufRegister), or why there is none. */
 public interface IoRegistration
 {
@@ -13,33 +15,31 @@ public interface IoRegistration
 
     static IoRegistration none(String reason)
     {
-        return new IoRegistration()
-        {
-            @Override
-            public boolean registered()
-            {
-                return false;
-            }
-
-            @Override
-            public String detail()
-            {
-                return reason;
-            }
-
-            @Override
-            public void deregister() {}
-        };
+        return of(false, reason, () -> {});
     }
 
+    /** Reported as registered, though nothing needed pinning (memory any direct read reaches). */
     static IoRegistration emulated(String detail)
     {
+        return of(true, detail, () -> {});
+    }
+
+    /** A real registration, which {@code deregister} undoes. */
+    static IoRegistration registered(String detail, Runnable deregister)
+    {
+        return of(true, detail, deregister);
+    }
+
+    private static IoRegistration of(boolean registered, String detail, Runnable deregister)
+    {
+        requireNonNull(detail, "detail is null");
+        requireNonNull(deregister, "deregister is null");
         return new IoRegistration()
         {
             @Override
             public boolean registered()
             {
-                return true;
+                return registered;
             }
 
             @Override
@@ -49,7 +49,10 @@ public interface IoRegistration
             }
 
             @Override
-            public void deregister() {}
+            public void deregister()
+            {
+                deregister.run();
+            }
         };
     }
 }
