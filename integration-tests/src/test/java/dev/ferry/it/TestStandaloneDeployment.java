@@ -1,0 +1,189 @@
+package dev.ferry.it;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Ferry deployed the way users deploy it: a real Spark standalone cluster (a Master and two Worker
+ * JVMs on loopback, executors launched by the workers from a laid-out {@code SPARK_HOME}), and the
+ * ETL example submitted through {@code SparkSubmit} with the single plugin jar on {@code --jars} and
+ * the documented {@code --conf} flags. Asserts the job succeeds, ran Ferry's exchange with blocks
+ * crossing executor JVMs over Ferry's TCP transport, and wrote the same rows as with Ferry switched off.
+ */
+class TestStandaloneDeployment
+{
+    private static final String ETL_JOB = "dev.ferry.examples.etl.EtlJob";
+    private static final String PREFIX = "ferry-etl: ";
+    private static final long SUBMIT_TIMEOUT_SECONDS = 180;
+    private static final Pattern EXCHANGES = Pattern.compile("^" + PREFIX + "exchanges ferry=(\\d+) spark=(\\d+) bytesWritten=(\\d+)(.*)$", Pattern.MULTILINE);
+    private static final Pattern RESULT = Pattern.compile("^" + PREFIX + "result (rows=(\\d+) .*)$", Pattern.MULTILINE);
+
+    @Test
+    @Timeout(value = 360, unit = TimeUnit.SECONDS)
+    void etlJobRunsOnAStandaloneClusterWithThePluginJar()
+            throws IOException, InterruptedException
+    {
+        Path directory = Files.createDirectories(Path.of("target", "standalone").toAbsolutePath());
+        Path pluginJar = copy(pluginJar(), directory.resolve("ferry-spark-plugin.jar"));
+        Path applicationJar = applicationJar(directory);
+        Path input = directory.resolve("input");
+        try (StandaloneCluster cluster = StandaloneCluster.start(directory, 2, 1, "1g", 120)) {
+            Submit ferry = submit(cluster, directory, "ferry", pluginJar, applicationJar, true, input, List.of("--generate", "20000"));
+            Submit plain = submit(cluster, directory, "spark", pluginJar, applicationJar, false, input, List.of());
+
+            Matcher ferryExchanges = find(EXCHANGES, ferry);
+            assertTrue(Integer.parseInt(ferryExchanges.group(1)) > 0, "Ferry's exchange did not run:\n" + ferry.output());
+            assertEquals("0", ferryExchanges.group(2), "Spark's exchange ran although Ferry is on:\n" + ferry.output());
+            assertTrue(Long.parseLong(ferryExchanges.group(3)) > 0, "Ferry's shuffle wrote no bytes:\n" + ferry.output());
+            // Two executor JVMs: some blocks are read by the other executor, over Ferry's TCP transport.
+            assertTrue(routeBytes(ferryExchanges.group(4), "TCP") > 0, "No block crossed executors over Ferry's TCP route:\n" + ferry.output());
+            assertTrue(ferry.output().contains("FerryColumnarExchange"), "The printed plan has no FerryColumnarExchange:\n" + ferry.output());
+
+            Matcher plainExchanges = find(EXCHANGES, plain);
+            assertEquals("0", plainExchanges.group(1), "spark.ferry.enabled=false still used Ferry's exchange:\n" + plain.output());
+            assertTrue(Integer.parseInt(plainExchanges.group(2)) > 0, "Spark's exchange did not run:\n" + plain.output());
+
+            Matcher ferryResult = find(RESULT, ferry);
+            Matcher plainResult = find(RESULT, plain);
+            assertTrue(Long.parseLong(ferryResult.group(2)) > 0, "The job wrote no rows:\n" + ferry.output());
+            assertEquals(plainResult.group(1), ferryResult.group(1), "Ferry and Spark's shuffle wrote different rows");
+        }
+    }
+
+    private record Submit(String name, String output)
+    {
+    }
+
+    /** {@code spark-submit} in a child JVM, client mode, as a user runs it; fails with its output unless it exits 0 in time. */
+    private static Submit submit(StandaloneCluster cluster, Path directory, String name, Path pluginJar, Path applicationJar, boolean ferry, Path input, List<String> extra)
+            throws IOException, InterruptedException
+    {
+        List<String> arguments = new ArrayList<>(List.of(
+                "org.apache.spark.deploy.SparkSubmit",
+                "--master", cluster.masterUrl(),
+                "--deploy-mode", "client",
+                "--name", "ferry-etl-" + name,
+                "--class", ETL_JOB,
+                "--jars", pluginJar.toString(),
+                "--conf", "spark.plugins=dev.ferry.FerryPlugin",
+                "--conf", "spark.shuffle.manager=dev.ferry.shuffle.FerryShuffleManager",
+                "--conf", "spark.ferry.enabled=" + ferry,
+                "--conf", "spark.executor.cores=1",
+                "--conf", "spark.cores.max=2",
+                "--conf", "spark.executor.memory=512m",
+                "--conf", "spark.driver.host=" + StandaloneCluster.HOST,
+                "--conf", "spark.driver.bindAddress=" + StandaloneCluster.HOST,
+                "--conf", "spark.ui.enabled=false",
+                "--conf", "spark.sql.shuffle.partitions=4",
+                // Both executors before the first job, so blocks really cross executor JVMs.
+                "--conf", "spark.scheduler.minRegisteredResourcesRatio=1.0",
+                "--conf", "spark.scheduler.maxRegisteredResourcesWaitingTime=90s",
+                applicationJar.toString(),
+                input.toString(),
+                directory.resolve("output-" + name).toString()));
+        arguments.addAll(extra);
+        Path log = directory.resolve("logs/submit-" + name + ".log");
+        Process process = cluster.launch("768m", log, arguments);
+        if (!process.waitFor(SUBMIT_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            StandaloneCluster.destroyTree(process.toHandle());
+            throw new AssertionError("spark-submit (" + name + ") did not finish within " + SUBMIT_TIMEOUT_SECONDS + " s; its output:\n" + StandaloneCluster.tail(log));
+        }
+        String output = Files.readString(log, StandardCharsets.UTF_8);
+        assertEquals(0, process.exitValue(), "spark-submit (" + name + ") failed:\n" + StandaloneCluster.tail(log));
+        return new Submit(name, output);
+    }
+
+    private static Matcher find(Pattern pattern, Submit submit)
+    {
+        Matcher matcher = pattern.matcher(submit.output());
+        assertTrue(matcher.find(), "No line matching " + pattern + " in the output of " + submit.name() + ":\n" + submit.output());
+        return matcher;
+    }
+
+    private static long routeBytes(String routes, String route)
+    {
+        Matcher matcher = Pattern.compile("route\\." + route + "=(\\d+)").matcher(routes);
+        return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
+    }
+
+    /**
+     * The shaded jar users pass to {@code --jars}: the path Maven configured ({@code ferry.plugin.jar}),
+     * else the plugin module's {@code target/} next to this module. It is built by the plugin module's
+     * {@code package} phase, which runs before this module's tests in a reactor build.
+     */
+    private static Path pluginJar()
+    {
+        List<Path> candidates = new ArrayList<>();
+        Optional.ofNullable(System.getProperty("ferry.plugin.jar")).filter(path -> !path.isEmpty()).map(Path::of).ifPresent(candidates::add);
+        candidates.add(Path.of("..", "plugin", "target", "ferry-spark-plugin-0.1.0-SNAPSHOT.jar").toAbsolutePath().normalize());
+        for (Path candidate : candidates) {
+            if (Files.isRegularFile(candidate)) {
+                return candidate;
+            }
+        }
+        throw new IllegalStateException("The shaded plugin jar is not built (looked at " + candidates + "); run mvn install -DskipTests first");
+    }
+
+    /**
+     * The jar holding {@code EtlJob}: the examples module's jar from the test class path, or, when the
+     * class path has its classes directory (an IDE, a reactor build before packaging), a jar made from it.
+     */
+    private static Path applicationJar(Path directory)
+            throws IOException
+    {
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            Path path = Path.of(entry);
+            if (!Files.exists(path.resolve("dev/ferry/examples/etl/EtlJob.class")) && !(entry.endsWith(".jar") && path.getFileName().toString().startsWith("ferry-examples"))) {
+                continue;
+            }
+            if (Files.isRegularFile(path)) {
+                return copy(path, directory.resolve("ferry-examples.jar"));
+            }
+            return jar(path, directory.resolve("ferry-examples.jar"));
+        }
+        throw new IllegalStateException("No ferry-examples jar or classes on the test class path");
+    }
+
+    private static Path copy(Path source, Path target)
+            throws IOException
+    {
+        // A copy: another build may replace the original while the cluster reads it.
+        Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
+        return target;
+    }
+
+    private static Path jar(Path classes, Path target)
+            throws IOException
+    {
+        try (OutputStream file = Files.newOutputStream(target);
+                JarOutputStream jar = new JarOutputStream(file);
+                Stream<Path> paths = Files.walk(classes)) {
+            for (Path path : paths.filter(Files::isRegularFile).sorted().toList()) {
+                jar.putNextEntry(new JarEntry(classes.relativize(path).toString().replace(File.separatorChar, '/')));
+                Files.copy(path, jar);
+                jar.closeEntry();
+            }
+        }
+        return target;
+    }
+}
