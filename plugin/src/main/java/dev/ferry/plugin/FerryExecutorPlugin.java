@@ -2,9 +2,11 @@ package dev.ferry.plugin;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.conf.SparkConfigSources;
+import dev.ferry.shuffle.route.ExecutorTopology;
 import dev.ferry.topology.file.TopologyFileWriter;
 import dev.ferry.topology.model.NodeTopology;
 import org.apache.spark.SparkEnv;
@@ -25,9 +27,19 @@ public final class FerryExecutorPlugin
     {
         ConfigSource conf = SparkConfigSources.of(context.conf());
         String hostname = ExecutorHost.of(SparkEnv.get());
-        NodeTopology node = NodeLocator.locate(conf, hostname);
+        Optional<ExecutorTopology.Known> known = NodeLocator.place(conf, context.executorID(), hostname);
+        NodeTopology node;
+        if (known.isPresent()) {
+            // From the topology file: a real node named like this host, or a simulated node and GPU.
+            node = known.get().cluster().node(known.get().place().node()).orElseThrow();
+            ExecutorTopology.install(known.get().cluster(), known.get().place());
+        }
+        else {
+            node = NodeLocator.locate(conf, hostname);
+        }
         String summary = NodeLocator.summarize(node);
-        LOG.info("Ferry executor {} on {}: {}", context.executorID(), hostname, summary);
+        LOG.info("Ferry executor {} on {}: {}{}", context.executorID(), hostname, summary,
+                known.map(place -> "; placed on " + place.place() + " of topology " + place.cluster().name()).orElse(""));
         ExecutorPlacement placement = new ExecutorPlacement(
                 context.executorID(),
                 hostname,

@@ -1,9 +1,14 @@
 package dev.ferry.plugin;
 
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 import dev.ferry.conf.ConfigSource;
+import dev.ferry.shuffle.ShuffleConfigKeys;
+import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.route.ExecutorPlacements;
+import dev.ferry.shuffle.route.ExecutorTopology;
 import dev.ferry.topology.file.TopologyFileReader;
 import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.model.NodeTopology;
@@ -32,6 +37,23 @@ public final class NodeLocator
         }
         ProbeOptions options = new ProbeOptions(Path.of(PluginConfigKeys.SYSFS_ROOT.get(conf)), Path.of("/proc"), PluginConfigKeys.PROBE_NVML.get(conf));
         return MachineProber.probe(options);
+    }
+
+    /**
+     * With a topology file, this executor's place in it ({@link ExecutorPlacements}: the override in
+     * {@code spark.ferry.shuffle.executorPlacement}, else the node named like its host, else round-robin
+     * in executor-id order, which turns {@code local-cluster[N,...]} into a simulated multi-node
+     * cluster). Empty without a topology file.
+     */
+    public static Optional<ExecutorTopology.Known> place(ConfigSource conf, String executorId, String hostname)
+    {
+        String file = PluginConfigKeys.TOPOLOGY_FILE.get(conf);
+        if (file.isEmpty()) {
+            return Optional.empty();
+        }
+        ClusterTopology cluster = TopologyFileReader.load(Path.of(file));
+        ExecutorPlace place = ExecutorPlacements.assign(cluster, executorId, hostname, ShuffleConfigKeys.EXECUTOR_PLACEMENT.get(conf));
+        return Optional.of(new ExecutorTopology.Known(cluster, place));
     }
 
     /** One line: device counts and every probe that did not run, with its reason. */

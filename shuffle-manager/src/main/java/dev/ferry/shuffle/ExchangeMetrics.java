@@ -14,8 +14,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Ferry's own SQL metrics of one exchange, beside Spark's shuffle read/write metrics: the data
- * size AQE plans with, bytes and blocks per route (LOCAL for this executor's store, TCP, and
- * later transports), spill, and blocks rejected as corrupt. They travel with the dependency to
+ * size AQE plans with, bytes and blocks per route (LOCAL for this executor's store, then the
+ * topology routes down to TCP), spill, and blocks rejected as corrupt. They travel with the dependency to
  * the tasks, like Spark's own exchange metrics.
  */
 public final class ExchangeMetrics
@@ -28,7 +28,8 @@ public final class ExchangeMetrics
     public static final String CORRUPT_BLOCKS = "ferryCorruptBlocks";
     public static final String ROUTE_LOCAL = "LOCAL";
     /** Routes the reader may report; a route not listed here is counted under its own name in logs only. */
-    public static final List<String> ROUTES = List.of(ROUTE_LOCAL, "TCP");
+    public static final List<String> ROUTES = List.of(ROUTE_LOCAL, "NVLINK", "PCIE_P2P", "HOST_STAGED", "HOST_SHM", "GPUDIRECT_RDMA", "RDMA_HOST_STAGED", "RDMA",
+            "IPOIB_TCP", "TCP");
 
     private final SQLMetric dataSize;
     private final SQLMetric spillSize;

@@ -5,18 +5,42 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.stream.Stream;
 
 import dev.ferry.conf.ConfigSource;
+import dev.ferry.shuffle.route.ExecutorTopology;
+import dev.ferry.shuffle.store.DeviceTieredMapOutputStore;
 import dev.ferry.shuffle.store.MapOutputStore;
 import dev.ferry.shuffle.store.MapOutputStores;
 import dev.ferry.shuffle.transport.BlockServer;
 import dev.ferry.shuffle.transport.ShuffleTransport;
 import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
+import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
 import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.tcp.TcpAuth;
+import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
+import dev.ferry.transport.auth.AuthBootstrap;
+import dev.ferry.transport.auth.SparkAuthSettings;
+import dev.ferry.topology.model.Nic;
+import dev.ferry.topology.model.NodeTopology;
+import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.topology.route.RoutePolicyConfig;
+import dev.ferry.transport.TransportConfigKeys;
+import dev.ferry.transport.local.ShmBlockReader;
+import dev.ferry.transport.local.ShmBlockWriter;
+import dev.ferry.transport.local.ShmNames;
+import dev.ferry.transport.metrics.PeerRouteLog;
+import dev.ferry.transport.metrics.RouteCounters;
+import dev.ferry.transport.verbs.VerbsDevice;
+import dev.ferry.transport.verbs.VerbsProviders;
+import dev.ferry.transport.verbs.VerbsSelection;
+import dev.ferry.transport.verbs.VerbsSettings;
+import dev.ferry.transport.verbs.simulated.SimulatedVerbsProvider;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.spark.SecurityManager;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.sql.util.ArrowUtils;
 import org.apache.spark.storage.BlockManager;
@@ -35,6 +59,8 @@ public final class FerryShuffleRuntime
         implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(FerryShuffleRuntime.class);
+    /** Bytes and blocks this executor JVM read per route (all shuffles; LOCAL reads are counted in the exchange metrics only). */
+    private static final RouteCounters ROUTE_COUNTERS = new RouteCounters();
 
     private final String executorId;
     private final BlockManagerId location;
@@ -69,12 +95,31 @@ public final class FerryShuffleRuntime
         ShuffleTransport transport = null;
         try {
             store = MapOutputStores.create(config, allocator, localDirectory);
-            transport = new TcpShuffleTransport(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config));
+            TcpAuth auth = auth(env, config);
+            TcpShuffleTransport stream = new TcpShuffleTransport(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config), auth);
+            transport = stream;
+            Optional<ExecutorTopology.Known> topology = ExecutorTopology.current();
+            ShmBlockWriter shmWriter = null;
+            VerbsBlocks verbs = null;
+            if (topology.isPresent()) {
+                Path shmDirectory = ShmNames.directory(config);
+                shmWriter = new ShmBlockWriter(shmDirectory);
+                RoutePolicy policy = new RoutePolicy(RoutePolicyConfig.from(config));
+                String[] noVerbsReason = new String[1];
+                verbs = openVerbs(config, topology.get(), policy, store, noVerbsReason);
+                transport = new RoutingShuffleTransport(topology.get().cluster(), topology.get().place(), policy, stream, shmDirectory,
+                        new ShmBlockReader(shmDirectory, ROUTE_COUNTERS), Optional.ofNullable(verbs), noVerbsReason[0] == null ? "" : noVerbsReason[0],
+                        ROUTE_COUNTERS, new PeerRouteLog());
+            }
             MapOutputStore served = store;
             BlockServer server = new TcpBlockServer(block -> served.open(block.shuffleId(), block.mapId(), block.reduceId()), null,
-                    ShuffleConfigKeys.TCP_PORT.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config));
-            BlockManagerId location = PeerEndpoints.withTcpPort(blockManager.shuffleServerId(), server.port());
-            LOG.info("Ferry shuffle on executor {}: {} store, TCP block server on port {}", env.executorId(), store.name(), server.port());
+                    ShuffleConfigKeys.TCP_PORT.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config), shmWriter, verbs, auth);
+            BlockManagerId location = topology.isPresent()
+                    ? PeerEndpoints.withEndpoints(blockManager.shuffleServerId(), server.port(), topology.map(ExecutorTopology.Known::place),
+                            store instanceof DeviceTieredMapOutputStore)
+                    : PeerEndpoints.withTcpPort(blockManager.shuffleServerId(), server.port());
+            LOG.info("Ferry shuffle on executor {}: {} store, TCP block server on port {}{}", env.executorId(), store.name(), server.port(),
+                    topology.map(known -> ", routes by topology " + known.cluster().name() + " from " + known.place()).orElse(""));
             return new FerryShuffleRuntime(env.executorId(), location, allocator, store, transport, server, localDirectory,
                     ShuffleConfigKeys.MAX_BYTES_IN_FLIGHT.get(config));
         }
@@ -86,6 +131,46 @@ public final class FerryShuffleRuntime
             closeAll(store, transport, allocator);
             throw e;
         }
+    }
+
+    /** Spark's own authentication: on with {@code spark.authenticate}, with the secret Spark's SecurityManager holds (set in conf or handed to executors). */
+    private static TcpAuth auth(SparkEnv env, ConfigSource config)
+    {
+        SecurityManager security = env.securityManager();
+        if (!security.isAuthenticationEnabled()) {
+            return TcpAuth.none();
+        }
+        SparkAuthSettings settings = new SparkAuthSettings(true, env.conf().getAppId(), Optional.ofNullable(security.getSecretKey()));
+        return new TcpAuth(settings, AuthBootstrap.timeout(config));
+    }
+
+    /** This executor's NIC for the RDMA routes, or null with the reason in {@code reason[0]}. */
+    private static VerbsBlocks openVerbs(ConfigSource config, ExecutorTopology.Known topology, RoutePolicy policy, MapOutputStore store, String[] reason)
+            throws IOException
+    {
+        NodeTopology node = topology.cluster().node(topology.place().node()).orElseThrow();
+        Optional<Nic> nic = topology.place().gpu().isPresent() ? policy.bestNic(node, topology.place().gpu().get())
+                : node.nics().stream().filter(Nic::isActive).findFirst().or(() -> node.nics().stream().findFirst());
+        if (nic.isEmpty()) {
+            reason[0] = "node " + node.hostname() + " has no RDMA NIC";
+            return null;
+        }
+        String backend = store.name().startsWith("device(") ? store.name().substring("device(".length(), store.name().length() - 1) : "none";
+        VerbsSelection selection = VerbsProviders.select(config, backend);
+        if (selection.provider().isEmpty()) {
+            reason[0] = selection.reason();
+            return null;
+        }
+        if (!(selection.provider().get() instanceof SimulatedVerbsProvider)) {
+            // A real NIC is opened by one of its addresses (RDMA CM); which address is not in the topology yet.
+            reason[0] = selection.reason() + ", but opening a real NIC for the shuffle is not wired yet";
+            return null;
+        }
+        VerbsSettings settings = VerbsSettings.from(config);
+        long chunk = TransportConfigKeys.RDMA_READ_CHUNK_BYTES.get(config);
+        VerbsDevice device = ((SimulatedVerbsProvider) selection.provider().get()).openLoopbackDevice("sim_" + nic.get().name(), settings);
+        LOG.info("Ferry shuffle RDMA routes over {} ({})", device.name(), selection.reason());
+        return new VerbsBlocks(device, settings, (int) Math.min(chunk, Integer.MAX_VALUE), Duration.ofMillis(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config)));
     }
 
     private static void closeAll(MapOutputStore store, ShuffleTransport transport, BufferAllocator allocator)
@@ -109,6 +194,12 @@ public final class FerryShuffleRuntime
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** This executor JVM's per-route counters of remote reads. */
+    public static RouteCounters routeCounters()
+    {
+        return ROUTE_COUNTERS;
     }
 
     public String executorId()

@@ -41,6 +41,11 @@ public final class ShuffleConfigKeys
             "Connect and read timeout of the TCP transport; a peer silent for longer fails the fetch.");
     public static final ConfigKey<Long> TCP_MAX_FRAME_BYTES = ConfigKey.bytes("spark.ferry.shuffle.tcp.maxFrameBytes", "1g",
             "Largest frame the TCP transport accepts; a longer length on the wire is treated as corruption.");
+    public static final ConfigKey<String> EXECUTOR_PLACEMENT = ConfigKey.string("spark.ferry.shuffle.executorPlacement", "",
+            "With spark.ferry.topology.file: where executors sit, as <executorId>=<node>[:<gpu>],... Executors not listed take "
+                    + "the node named like their host; where none is (a simulated cluster such as local-cluster[N,...]) they go "
+                    + "round-robin in executor-id order: executor i on node i mod nodes, GPU (i / nodes) mod GPUs of that node. "
+                    + "Each executor's place rides in its map output locations, and readers pick a route per peer from it.");
 
     @Override
     public String section()
@@ -52,6 +57,6 @@ public final class ShuffleConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(ENABLED, CODEC, ZSTD_LEVEL, MIN_COMPRESS_BYTES, BATCH_TARGET_BYTES, MAP_BUFFER_BYTES, STAGE, HOST_MEMORY_BYTES,
-                MAX_BYTES_IN_FLIGHT, TCP_PORT, TCP_TIMEOUT_MILLIS, TCP_MAX_FRAME_BYTES);
+                MAX_BYTES_IN_FLIGHT, TCP_PORT, TCP_TIMEOUT_MILLIS, TCP_MAX_FRAME_BYTES, EXECUTOR_PLACEMENT);
     }
 }

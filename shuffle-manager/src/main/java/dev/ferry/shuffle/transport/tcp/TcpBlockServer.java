@@ -8,6 +8,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,6 +27,13 @@ import dev.ferry.shuffle.transport.tcp.protocol.FetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.FrameReader;
 import dev.ferry.shuffle.transport.tcp.protocol.FrameWriter;
 import dev.ferry.shuffle.transport.tcp.protocol.Message;
+import dev.ferry.shuffle.transport.tcp.protocol.RdmaFetchRequest;
+import dev.ferry.shuffle.transport.tcp.protocol.ShmBlockResponse;
+import dev.ferry.shuffle.transport.tcp.protocol.ShmFetchRequest;
+import dev.ferry.transport.auth.AuthBootstrap;
+import dev.ferry.transport.auth.AuthenticationException;
+import dev.ferry.transport.local.ShmBlockHandle;
+import dev.ferry.transport.local.ShmBlockWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,6 +43,11 @@ import static java.util.Objects.requireNonNull;
  * Serves an executor's blocks over plain TCP: one thread accepts, one thread per connection reads
  * requests and streams each block from memory as it is. A block that cannot be served gets a
  * {@link FetchFailure} and the connection stays usable; a malformed frame closes the connection.
+ * With a {@link ShmBlockWriter}, peers on the same node may instead ask for blocks published in
+ * shared memory ({@link ShmFetchRequest}, HOST_SHM): the bytes then never cross the socket, only
+ * their handles; with {@link VerbsBlocks}, peers on other nodes may ask for blocks registered with
+ * the NIC ({@link RdmaFetchRequest}) and READ them one-sidedly. Either way a request's blocks are
+ * released at the connection's next request or its close.
  */
 public final class TcpBlockServer
         implements BlockServer
@@ -42,6 +56,9 @@ public final class TcpBlockServer
 
     private final BlockSource source;
     private final long maxFrameBytes;
+    private final ShmBlockWriter shmWriter;
+    private final VerbsBlocks verbs;
+    private final TcpAuth auth;
     private final ServerSocket serverSocket;
     private final ExecutorService threads;
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
@@ -51,8 +68,32 @@ public final class TcpBlockServer
     public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes)
             throws IOException
     {
+        this(source, bindAddress, port, maxFrameBytes, null);
+    }
+
+    /** As above; {@code shmWriter} (nullable) serves same-node peers' HOST_SHM requests. */
+    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter)
+            throws IOException
+    {
+        this(source, bindAddress, port, maxFrameBytes, shmWriter, null);
+    }
+
+    /** As above; {@code verbs} (nullable) registers blocks for other nodes' RDMA READs. */
+    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs)
+            throws IOException
+    {
+        this(source, bindAddress, port, maxFrameBytes, shmWriter, verbs, TcpAuth.none());
+    }
+
+    /** As above; with {@code auth} enabled, a connection is served only after its peer proved it holds Spark's shared secret. */
+    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs, TcpAuth auth)
+            throws IOException
+    {
+        this.auth = requireNonNull(auth, "auth is null");
         this.source = requireNonNull(source, "source is null");
         this.maxFrameBytes = maxFrameBytes;
+        this.shmWriter = shmWriter;
+        this.verbs = verbs;
         AtomicInteger counter = new AtomicInteger();
         this.threads = Executors.newCachedThreadPool(runnable -> {
             Thread thread = new Thread(runnable, "ferry-tcp-block-server-" + counter.incrementAndGet());
@@ -99,18 +140,41 @@ public final class TcpBlockServer
 
     private void serve(Socket socket)
     {
+        List<ShmBlockHandle> published = new ArrayList<>();
+        List<VerbsBlocks.Exported> exported = new ArrayList<>();
         try (socket) {
-            FrameReader reader = new FrameReader(new BufferedInputStream(socket.getInputStream(), 64 * 1024), maxFrameBytes);
-            FrameWriter writer = new FrameWriter(new BufferedOutputStream(socket.getOutputStream(), 64 * 1024));
+            BufferedInputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            BufferedOutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
+            if (auth.enabled()) {
+                try {
+                    AuthBootstrap.authenticateServer(new StreamMessageChannel(socket, in, out, maxFrameBytes), auth.settings(), auth.timeout());
+                }
+                catch (AuthenticationException e) {
+                    LOG.warn("Ferry TCP block server refused {}: {}", socket.getRemoteSocketAddress(), e.getMessage());
+                    return;
+                }
+            }
+            FrameReader reader = new FrameReader(in, maxFrameBytes);
+            FrameWriter writer = new FrameWriter(out);
             while (!closed) {
                 Message message = reader.read();
                 if (message == null) {
                     return;
                 }
-                if (!(message instanceof FetchRequest)) {
+                release(published);
+                deregister(exported);
+                if (message instanceof ShmFetchRequest && shmWriter != null) {
+                    answerShm(((ShmFetchRequest) message).blocks(), writer, published);
+                }
+                else if (message instanceof RdmaFetchRequest && verbs != null) {
+                    answerRdma(((RdmaFetchRequest) message).blocks(), writer, exported);
+                }
+                else if (message instanceof FetchRequest) {
+                    answer((FetchRequest) message, writer);
+                }
+                else {
                     throw new IOException("Expected a fetch request, got " + message.type());
                 }
-                answer((FetchRequest) message, writer);
                 writer.flush();
             }
         }
@@ -124,8 +188,87 @@ public final class TcpBlockServer
             }
         }
         finally {
+            release(published);
+            deregister(exported);
             connections.remove(socket);
         }
+    }
+
+    private void answerShm(FetchRequest request, FrameWriter writer, List<ShmBlockHandle> published)
+            throws IOException
+    {
+        for (int index = 0; index < request.blocks().size(); index++) {
+            Optional<BlockBytes> block;
+            try {
+                block = source.open(request.ref(index));
+            }
+            catch (IOException | RuntimeException e) {
+                writer.write(new FetchFailure(request.requestId(), index, "Cannot read " + request.ref(index) + ": " + e.getMessage()));
+                continue;
+            }
+            if (block.isEmpty()) {
+                writer.write(new FetchFailure(request.requestId(), index, "No map output for " + request.ref(index) + " on this executor"));
+                continue;
+            }
+            ShmBlockHandle handle;
+            try (BlockBytes bytes = block.get()) {
+                handle = shmWriter.publish(bytes.buffer().nioBuffer(0, Math.toIntExact(bytes.length())));
+            }
+            catch (RuntimeException e) {
+                writer.write(new FetchFailure(request.requestId(), index, "Cannot publish " + request.ref(index) + " in shared memory: " + e.getMessage()));
+                continue;
+            }
+            published.add(handle);
+            writer.write(new ShmBlockResponse(request.requestId(), index, handle.toBytes()));
+        }
+    }
+
+    private void answerRdma(FetchRequest request, FrameWriter writer, List<VerbsBlocks.Exported> exported)
+            throws IOException
+    {
+        for (int index = 0; index < request.blocks().size(); index++) {
+            Optional<BlockBytes> block;
+            try {
+                block = source.open(request.ref(index));
+            }
+            catch (IOException | RuntimeException e) {
+                writer.write(new FetchFailure(request.requestId(), index, "Cannot read " + request.ref(index) + ": " + e.getMessage()));
+                continue;
+            }
+            if (block.isEmpty()) {
+                writer.write(new FetchFailure(request.requestId(), index, "No map output for " + request.ref(index) + " on this executor"));
+                continue;
+            }
+            VerbsBlocks.Exported export;
+            try {
+                export = verbs.export(request.requestId(), index, block.get());
+            }
+            catch (IOException | RuntimeException e) {
+                writer.write(new FetchFailure(request.requestId(), index, "Cannot register " + request.ref(index) + " with " + verbs.deviceName() + ": " + e.getMessage()));
+                continue;
+            }
+            exported.add(export);
+            writer.write(export.response());
+        }
+    }
+
+    private static void deregister(List<VerbsBlocks.Exported> exported)
+    {
+        exported.forEach(VerbsBlocks.Exported::close);
+        exported.clear();
+    }
+
+    private void release(List<ShmBlockHandle> published)
+    {
+        for (ShmBlockHandle handle : published) {
+            try {
+                shmWriter.release(handle);
+            }
+            catch (RuntimeException e) {
+                LOG.debug("Releasing shared-memory block {}: {}", handle.fileName(), e.getMessage());
+            }
+        }
+        published.clear();
     }
 
     private void answer(FetchRequest request, FrameWriter writer)

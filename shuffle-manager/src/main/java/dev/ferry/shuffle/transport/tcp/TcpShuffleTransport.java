@@ -13,6 +13,7 @@ import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
+import dev.ferry.transport.local.ShmBlockReader;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,11 +31,19 @@ public final class TcpShuffleTransport
 
     private final int timeoutMillis;
     private final long maxFrameBytes;
+    private final TcpAuth auth;
     private final Map<PeerAddress, LinkedBlockingDeque<TcpConnection>> idle = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     public TcpShuffleTransport(int timeoutMillis, long maxFrameBytes)
     {
+        this(timeoutMillis, maxFrameBytes, TcpAuth.none());
+    }
+
+    /** With {@code auth} enabled, every new connection authenticates with Spark's shared secret before its first request. */
+    public TcpShuffleTransport(int timeoutMillis, long maxFrameBytes, TcpAuth auth)
+    {
+        this.auth = java.util.Objects.requireNonNull(auth, "auth is null");
         if (timeoutMillis <= 0) {
             throw new IllegalArgumentException("timeoutMillis must be positive: " + timeoutMillis);
         }
@@ -52,13 +61,47 @@ public final class TcpShuffleTransport
     public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator)
             throws IOException
     {
+        return fetch(peer, blocks, allocator, ROUTE, connection -> connection.fetch(blocks, allocator));
+    }
+
+    /** Blocks of a same-node peer through shared memory (HOST_SHM, or HOST_STAGED for GPU-resident blocks); only handles cross the socket. */
+    public FetchedBlocks fetchShm(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, String route, ShmBlockReader shm)
+            throws IOException
+    {
+        return fetch(peer, blocks, allocator, route, connection -> connection.fetchShm(blocks, allocator, shm));
+    }
+
+    /** Blocks of another node's peer by one-sided RDMA READs; the socket carries only the request and the remote slices. */
+    public FetchedBlocks fetchRdma(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, String route, VerbsBlocks verbs)
+            throws IOException
+    {
+        return fetch(peer, blocks, allocator, route, connection -> connection.fetchRdma(blocks, allocator, verbs));
+    }
+
+    /** Blocks streamed over the socket, reported as {@code route} (TCP, or IPOIB_TCP where the stream runs over IP-over-InfiniBand). */
+    public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, String route)
+            throws IOException
+    {
+        return fetch(peer, blocks, allocator, route, connection -> connection.fetch(blocks, allocator));
+    }
+
+    @FunctionalInterface
+    private interface Exchange
+    {
+        List<BlockBytes> run(TcpConnection connection)
+                throws IOException;
+    }
+
+    private FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, String route, Exchange exchange)
+            throws IOException
+    {
         if (closed) {
             throw new IOException("TCP shuffle transport is closed");
         }
         TcpConnection connection = idle.computeIfAbsent(peer, key -> new LinkedBlockingDeque<>()).pollFirst();
         if (connection == null) {
             try {
-                connection = new TcpConnection(peer, timeoutMillis, maxFrameBytes);
+                connection = new TcpConnection(peer, timeoutMillis, maxFrameBytes, auth);
             }
             catch (IOException e) {
                 throw new IOException("Cannot connect to " + peer + ": " + e.getMessage(), e);
@@ -66,7 +109,7 @@ public final class TcpShuffleTransport
         }
         List<BlockBytes> received;
         try {
-            received = connection.fetch(blocks, allocator);
+            received = exchange.run(connection);
         }
         catch (SocketTimeoutException e) {
             closeQuietly(connection);
@@ -82,7 +125,7 @@ public final class TcpShuffleTransport
         else {
             idle.get(peer).offerFirst(connection);
         }
-        return new FetchedBlocks(ROUTE, received);
+        return new FetchedBlocks(route, received);
     }
 
     private static void closeQuietly(TcpConnection connection)

@@ -67,6 +67,14 @@ public final class FrameReader
                     return FetchRequest.decode(buffer);
                 case FETCH_FAILURE:
                     return FetchFailure.decode(buffer);
+                case SHM_FETCH_REQUEST:
+                    return ShmFetchRequest.decode(buffer);
+                case SHM_BLOCK_RESPONSE:
+                    return ShmBlockResponse.decode(buffer);
+                case RDMA_FETCH_REQUEST:
+                    return RdmaFetchRequest.decode(buffer);
+                case RDMA_BLOCK_RESPONSE:
+                    return RdmaBlockResponse.decode(buffer);
                 case BLOCK_RESPONSE: {
                     BlockResponse response = BlockResponse.decode(buffer);
                     if (response.bodyLength() != frameLength - 1L - headerLength) {

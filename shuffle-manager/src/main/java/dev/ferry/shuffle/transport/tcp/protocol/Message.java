@@ -10,7 +10,7 @@ import java.nio.ByteBuffer;
  * branch, and a line in the protocol test.
  */
 public sealed interface Message
-        permits FetchRequest, BlockResponse, FetchFailure
+        permits FetchRequest, BlockResponse, FetchFailure, ShmFetchRequest, ShmBlockResponse, RdmaFetchRequest, RdmaBlockResponse
 {
     MessageType type();
 

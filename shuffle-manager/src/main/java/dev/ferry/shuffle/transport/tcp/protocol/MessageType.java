@@ -5,7 +5,11 @@ public enum MessageType
 {
     FETCH_REQUEST(1),
     BLOCK_RESPONSE(2),
-    FETCH_FAILURE(3);
+    FETCH_FAILURE(3),
+    SHM_FETCH_REQUEST(4),
+    SHM_BLOCK_RESPONSE(5),
+    RDMA_FETCH_REQUEST(6),
+    RDMA_BLOCK_RESPONSE(7);
 
     private final byte id;
 

@@ -1,0 +1,196 @@
+package dev.ferry.shuffle.transport.routing;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ferry.shuffle.PeerEndpoints;
+import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.FetchedBlocks;
+import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.ShuffleTransport;
+import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
+import dev.ferry.topology.model.ClusterTopology;
+import dev.ferry.topology.model.NodeTopology;
+import dev.ferry.topology.route.Route;
+import dev.ferry.topology.route.RouteDecision;
+import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.transport.local.ShmBlockReader;
+import dev.ferry.transport.metrics.PeerRouteLog;
+import dev.ferry.transport.metrics.RouteCounters;
+import org.apache.arrow.memory.BufferAllocator;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Picks a route per peer from the cluster topology and where the peer's blocks live, as the
+ * {@link RoutePolicy} decides it: host-resident blocks of the same node {@code HOST_SHM}, of another
+ * node {@code RDMA}, {@code IPOIB_TCP} or {@code TCP} ({@link RoutePolicy#nodeToNode}); GPU-resident
+ * blocks {@code NVLINK}, {@code PCIE_P2P} or {@code HOST_STAGED} on the same node
+ * ({@link RoutePolicy#gpuToGpu}) and {@code GPUDIRECT_RDMA} or {@code RDMA_HOST_STAGED} across nodes
+ * ({@link RoutePolicy#gpuAcrossNodes}).
+ *
+ * <p>Data paths: {@code HOST_SHM} (the peer publishes blocks in shared memory, only handles cross
+ * its socket); {@code HOST_STAGED} (the same for GPU-resident blocks, which the peer stages through
+ * its host memory); {@code RDMA} and {@code RDMA_HOST_STAGED} (the peer registers the block's host
+ * bytes, staged from its GPU for the latter, with its NIC, and this executor READs them one-sidedly
+ * through the verbs layer: simulated verbs under a simulated cluster); {@code IPOIB_TCP}/{@code TCP}
+ * (the stream transport, reporting the route name). {@code NVLINK}/{@code PCIE_P2P} and
+ * {@code GPUDIRECT_RDMA} are decided but their device-to-device data paths are not wired into the
+ * shuffle yet: such blocks go {@code HOST_STAGED} / {@code RDMA_HOST_STAGED}, and an RDMA route
+ * without a verbs layer goes over the stream transport. The route reported, counted and logged is
+ * always the one that carried the bytes, with the decision and any fallback in the reason. The choice
+ * per peer is made once and logged once ({@link PeerRouteLog}); every block is counted in
+ * {@link RouteCounters}. Thread-safe.
+ */
+public final class RoutingShuffleTransport
+        implements ShuffleTransport
+{
+    private final ClusterTopology cluster;
+    private final ExecutorPlace self;
+    private final RoutePolicy policy;
+    private final TcpShuffleTransport stream;
+    private final ShmBlockReader shm;
+    // For GPU-resident blocks staged through shared memory: counted here on HOST_STAGED, not on HOST_SHM.
+    private final ShmBlockReader unCountedShm;
+    private final Optional<VerbsBlocks> verbs;
+    private final String noVerbsReason;
+    private final RouteCounters counters;
+    private final PeerRouteLog log;
+    private final Map<String, RouteChoice> choices = new ConcurrentHashMap<>();
+
+    /** {@code verbs}: this executor's NIC for the RDMA routes, or empty with {@code noVerbsReason}. */
+    public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
+            Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log)
+    {
+        this.cluster = requireNonNull(cluster, "cluster is null");
+        this.self = requireNonNull(self, "self is null");
+        this.policy = requireNonNull(policy, "policy is null");
+        this.stream = requireNonNull(stream, "stream is null");
+        this.shm = requireNonNull(shm, "shm is null");
+        this.unCountedShm = new ShmBlockReader(shmDirectory, new RouteCounters());
+        this.verbs = requireNonNull(verbs, "verbs is null");
+        this.noVerbsReason = requireNonNull(noVerbsReason, "noVerbsReason is null");
+        this.counters = requireNonNull(counters, "counters is null");
+        this.log = requireNonNull(log, "log is null");
+        cluster.node(self.node()).orElseThrow(() -> new IllegalArgumentException("This executor's node " + self.node() + " is not in topology " + cluster.name()));
+    }
+
+    /** Not one route: each fetch reports the route its peer got ({@link #choose}). */
+    @Override
+    public String routeName()
+    {
+        return "ROUTED";
+    }
+
+    public RouteCounters counters()
+    {
+        return counters;
+    }
+
+    /** The route to {@code peer}, decided on first use and then kept (a peer's place and store do not change). */
+    public RouteChoice choose(PeerAddress peer)
+    {
+        return choices.computeIfAbsent(peer.executorId() + "@" + peer.topologyInfo(), ignored -> {
+            RouteChoice choice = decide(peer);
+            log.record("executor " + peer.executorId(), choice.carrier(), choice.reason());
+            return choice;
+        });
+    }
+
+    private RouteChoice decide(PeerAddress peer)
+    {
+        Optional<ExecutorPlace> place = PeerEndpoints.place(peer.topologyInfo());
+        if (place.isEmpty()) {
+            return new RouteChoice(Route.TCP, Route.TCP, "peer announced no place in the topology");
+        }
+        Optional<NodeTopology> peerNode = cluster.node(place.get().node());
+        if (peerNode.isEmpty()) {
+            return new RouteChoice(Route.TCP, Route.TCP, "peer's node " + place.get().node() + " is not in topology " + cluster.name());
+        }
+        NodeTopology localNode = cluster.node(self.node()).orElseThrow();
+        boolean sameNode = peerNode.get().hostname().equals(localNode.hostname());
+        boolean deviceBlocks = PeerEndpoints.deviceResident(peer.topologyInfo()) && place.get().gpu().isPresent() && self.gpu().isPresent();
+        String where = "peer " + place.get() + (deviceBlocks ? " (blocks in GPU memory)" : " (blocks in host memory)") + " -> " + self;
+        RouteDecision decision;
+        if (deviceBlocks) {
+            decision = sameNode ? policy.gpuToGpu(localNode, place.get().gpu().get(), self.gpu().get())
+                    : policy.gpuAcrossNodes(peerNode.get(), place.get().gpu().get(), localNode, self.gpu().get());
+        }
+        else {
+            decision = policy.nodeToNode(peerNode.get(), localNode);
+        }
+        Route decided = decision.route();
+        String reason = where + ": " + decision.reason();
+        Route carrier;
+        switch (decided) {
+            case HOST_SHM:
+            case HOST_STAGED:
+            case IPOIB_TCP:
+            case TCP:
+                carrier = decided;
+                break;
+            case RDMA:
+            case RDMA_HOST_STAGED:
+                carrier = verbs.isPresent() ? decided : Route.TCP;
+                break;
+            case GPUDIRECT_RDMA:
+                carrier = verbs.isPresent() ? Route.RDMA_HOST_STAGED : Route.TCP;
+                break;
+            default:
+                // NVLINK, PCIE_P2P, or two executors sharing one GPU (LOCAL).
+                carrier = sameNode ? (deviceBlocks ? Route.HOST_STAGED : Route.HOST_SHM) : Route.TCP;
+                break;
+        }
+        if (carrier != decided) {
+            boolean noVerbs = (carrier == Route.TCP) && verbs.isEmpty() && EnumSet.of(Route.RDMA, Route.RDMA_HOST_STAGED, Route.GPUDIRECT_RDMA).contains(decided);
+            reason += noVerbs ? "; no verbs layer here (" + noVerbsReason + "), carried over " + carrier
+                    : "; the " + decided + " data path is not wired into the shuffle yet, carried over " + carrier;
+        }
+        return new RouteChoice(decided, carrier, reason);
+    }
+
+    @Override
+    public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator)
+            throws IOException
+    {
+        RouteChoice choice = choose(peer);
+        Route carrier = choice.carrier();
+        if (carrier == Route.HOST_SHM) {
+            // ShmBlockReader counts each block on HOST_SHM itself.
+            return stream.fetchShm(peer, blocks, allocator, carrier.name(), shm);
+        }
+        FetchedBlocks fetched;
+        if (carrier == Route.HOST_STAGED) {
+            fetched = stream.fetchShm(peer, blocks, allocator, carrier.name(), unCountedShm);
+        }
+        else if (carrier == Route.RDMA || carrier == Route.RDMA_HOST_STAGED) {
+            fetched = stream.fetchRdma(peer, blocks, allocator, carrier.name(), verbs.orElseThrow());
+        }
+        else {
+            fetched = stream.fetch(peer, blocks, allocator, carrier.name());
+        }
+        for (BlockBytes block : fetched.blocks()) {
+            counters.recordBlock(choice.carrier(), block.length());
+        }
+        return fetched;
+    }
+
+    @Override
+    public void close()
+    {
+        try {
+            stream.close();
+        }
+        finally {
+            verbs.ifPresent(VerbsBlocks::close);
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package dev.ferry.shuffle.transport.tcp;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingDeque;
+
+import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.tcp.protocol.RdmaBlockResponse;
+import dev.ferry.transport.verbs.Access;
+import dev.ferry.transport.verbs.ReadTarget;
+import dev.ferry.transport.verbs.RegistrableMemory;
+import dev.ferry.transport.verbs.Registration;
+import dev.ferry.transport.verbs.RemoteReader;
+import dev.ferry.transport.verbs.RemoteSlice;
+import dev.ferry.transport.verbs.VerbsConnection;
+import dev.ferry.transport.verbs.VerbsDevice;
+import dev.ferry.transport.verbs.VerbsException;
+import dev.ferry.transport.verbs.VerbsSettings;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * This executor's RDMA NIC as the stream transport uses it for the RDMA routes. Serving: a block is
+ * registered where it lies (the store's own off-heap bytes, no copy) for remote READs and stays
+ * registered until the peer's next request or its disconnect. Reading: one-sided READs
+ * ({@link RemoteReader}) into a freshly registered sink, over verbs connections pooled per peer
+ * NIC (a connection serves one fetch at a time; one that failed is closed, never reused).
+ */
+public final class VerbsBlocks
+        implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsBlocks.class);
+
+    private final VerbsDevice device;
+    private final VerbsSettings settings;
+    private final int readChunkBytes;
+    private final Duration timeout;
+    private final Map<InetSocketAddress, LinkedBlockingDeque<VerbsConnection>> idle = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** Takes ownership of {@code device}. */
+    public VerbsBlocks(VerbsDevice device, VerbsSettings settings, int readChunkBytes, Duration timeout)
+    {
+        this.device = requireNonNull(device, "device is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.timeout = requireNonNull(timeout, "timeout is null");
+        if (readChunkBytes <= 0) {
+            throw new IllegalArgumentException("read chunk must be positive: " + readChunkBytes);
+        }
+        this.readChunkBytes = readChunkBytes;
+    }
+
+    public String deviceName()
+    {
+        return device.name();
+    }
+
+    /** A block registered for remote READs; closing deregisters it, then releases the block's bytes. */
+    public record Exported(BlockBytes bytes, Registration registration, RdmaBlockResponse response)
+            implements AutoCloseable
+    {
+        @Override
+        public void close()
+        {
+            try {
+                if (registration.isRegistered()) {
+                    registration.deregister();
+                }
+            }
+            catch (VerbsException | RuntimeException e) {
+                LOG.debug("Deregistering an RDMA block: {}", e.getMessage());
+            }
+            finally {
+                bytes.close();
+            }
+        }
+    }
+
+    /** Registers {@code bytes} (taking ownership) and describes where a peer READs them. */
+    Exported export(long requestId, int index, BlockBytes bytes)
+            throws VerbsException
+    {
+        boolean success = false;
+        try {
+            int length = Math.toIntExact(bytes.length());
+            Registration registration = device.protectionDomain().register(RegistrableMemory.host(bytes.buffer().nioBuffer(0, length)), Access.remoteReadable());
+            try {
+                List<RemoteSlice> slices = registration.remoteSlices(0, length);
+                InetSocketAddress listen = device.listenAddress();
+                RdmaBlockResponse response = new RdmaBlockResponse(requestId, index, length, listen.getAddress().getHostAddress(), listen.getPort(), slices);
+                success = true;
+                return new Exported(bytes, registration, response);
+            }
+            finally {
+                if (!success) {
+                    registration.deregister();
+                }
+            }
+        }
+        finally {
+            if (!success) {
+                bytes.close();
+            }
+        }
+    }
+
+    /** READs the block {@code response} describes into a new buffer owned by the caller. */
+    BlockBytes read(RdmaBlockResponse response, BufferAllocator allocator)
+            throws IOException
+    {
+        if (closed) {
+            throw new IOException("RDMA transport is closed");
+        }
+        InetSocketAddress peer = new InetSocketAddress(response.nicHost(), response.nicPort());
+        VerbsConnection connection = idle.computeIfAbsent(peer, key -> new LinkedBlockingDeque<>()).pollFirst();
+        if (connection == null || !connection.isOpen()) {
+            connection = device.connect(peer, timeout);
+        }
+        int length = Math.toIntExact(response.length());
+        ArrowBuf body = allocator.buffer(length);
+        boolean success = false;
+        try {
+            Registration sink = device.protectionDomain().register(RegistrableMemory.host(body.nioBuffer(0, length)), Access.readSink());
+            try {
+                List<ReadTarget> targets = new ArrayList<>(response.slices().size());
+                for (RemoteSlice slice : response.slices()) {
+                    targets.add(new ReadTarget(slice, slice.offset()));
+                }
+                new RemoteReader(connection, settings, readChunkBytes).read(targets, sink, timeout);
+            }
+            finally {
+                sink.deregister();
+            }
+            success = true;
+            return new BlockBytes(body, length);
+        }
+        finally {
+            if (success && !closed) {
+                idle.get(peer).offerFirst(connection);
+            }
+            else {
+                connection.close();
+                if (!success) {
+                    body.close();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        closed = true;
+        idle.values().forEach(connections -> connections.forEach(VerbsConnection::close));
+        idle.clear();
+        device.close();
+    }
+}

@@ -1,0 +1,211 @@
+package dev.ferry.shuffle.transport.routing;
+
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ferry.shuffle.PeerEndpoints;
+import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.BlockSource;
+import dev.ferry.shuffle.transport.FetchedBlocks;
+import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
+import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
+import dev.ferry.topology.file.TopologyFileReader;
+import dev.ferry.topology.model.ClusterTopology;
+import dev.ferry.topology.route.Route;
+import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.topology.route.RoutePolicyConfig;
+import dev.ferry.transport.local.ShmBlockReader;
+import dev.ferry.transport.local.ShmBlockWriter;
+import dev.ferry.transport.metrics.PeerRouteLog;
+import dev.ferry.transport.metrics.RouteCounters;
+import dev.ferry.transport.verbs.VerbsSettings;
+import dev.ferry.transport.verbs.simulated.CmFault;
+import dev.ferry.transport.verbs.simulated.SimulatedNicOptions;
+import dev.ferry.transport.verbs.simulated.SimulatedVerbsProvider;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.storage.BlockManagerId;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The routing transport over the shipped topology files: which route each (peer place, block
+ * residence) gets and why, and the HOST_SHM, HOST_STAGED, RDMA and TCP data paths end to end against
+ * a real block server in this JVM (simulated verbs), with every block counted on its route.
+ */
+class TestRoutingShuffleTransport
+{
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    private static final VerbsSettings VERBS = new VerbsSettings(64, 8, 256, 1 << 20, Duration.ofSeconds(10));
+
+    @TempDir
+    Path shmDirectory;
+
+    private BufferAllocator allocator;
+    private final Map<ShuffleBlockRef, byte[]> blocks = new ConcurrentHashMap<>();
+
+    @BeforeEach
+    void setUp()
+    {
+        allocator = new RootAllocator();
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        assertEquals(0, allocator.getAllocatedMemory(), "every fetched, published or registered buffer was released");
+        allocator.close();
+    }
+
+    private static ClusterTopology topology(String name)
+    {
+        return TopologyFileReader.load(Path.of("..", "examples", "topologies", name + ".json"));
+    }
+
+    private BlockSource source()
+    {
+        return ref -> {
+            byte[] bytes = blocks.get(ref);
+            if (bytes == null) {
+                return Optional.empty();
+            }
+            ArrowBuf buffer = allocator.buffer(bytes.length);
+            buffer.setBytes(0, bytes);
+            return Optional.of(new BlockBytes(buffer, bytes.length));
+        };
+    }
+
+    private static PeerAddress peer(String executorId, int port, ExecutorPlace place, boolean device)
+    {
+        BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply(executorId, "localhost", 7000, scala.Option.empty()), port, Optional.of(place), device);
+        return PeerEndpoints.tcpPeer(location).orElseThrow();
+    }
+
+    private static ExecutorPlace place(String node, String gpu)
+    {
+        return new ExecutorPlace(node, Optional.of(gpu));
+    }
+
+    private RoutingShuffleTransport transport(ClusterTopology cluster, ExecutorPlace self, Optional<VerbsBlocks> verbs, RouteCounters counters)
+    {
+        return new RoutingShuffleTransport(cluster, self, new RoutePolicy(RoutePolicyConfig.defaults()), new TcpShuffleTransport(10_000, 16 << 20), shmDirectory,
+                new ShmBlockReader(shmDirectory, counters), verbs, "spark.ferry.transport.verbs=off", counters, new PeerRouteLog());
+    }
+
+    @Test
+    void routesFollowTheTopologyAndWhereBlocksLive()
+    {
+        RouteCounters counters = new RouteCounters();
+        ClusterTopology dgx = topology("dgx-h100-ib-2node");
+        String nodeA = dgx.nodes().get(0).hostname();
+        String nodeB = dgx.nodes().get(1).hostname();
+        try (RoutingShuffleTransport routing = transport(dgx, place(nodeA, "GPU0"), Optional.empty(), counters)) {
+            RouteChoice sameNodeHost = routing.choose(peer("1", 1000, place(nodeA, "GPU1"), false));
+            assertEquals(Route.HOST_SHM, sameNodeHost.decided());
+            assertEquals(Route.HOST_SHM, sameNodeHost.carrier());
+            RouteChoice sameNodeDevice = routing.choose(peer("2", 1001, place(nodeA, "GPU1"), true));
+            assertEquals(Route.NVLINK, sameNodeDevice.decided(), sameNodeDevice.reason());
+            assertEquals(Route.HOST_STAGED, sameNodeDevice.carrier(), "NVLink's device path is not wired: staged through host memory");
+            assertTrue(sameNodeDevice.reason().contains("not wired"), sameNodeDevice.reason());
+            RouteChoice crossNodeDevice = routing.choose(peer("3", 1002, place(nodeB, "GPU0"), true));
+            assertEquals(Route.GPUDIRECT_RDMA, crossNodeDevice.decided(), crossNodeDevice.reason());
+            assertEquals(Route.TCP, crossNodeDevice.carrier(), "no verbs layer here");
+            assertTrue(crossNodeDevice.reason().contains("no verbs layer"), crossNodeDevice.reason());
+            RouteChoice crossNodeHost = routing.choose(peer("4", 1003, place(nodeB, "GPU1"), false));
+            assertEquals(Route.RDMA, crossNodeHost.decided(), crossNodeHost.reason());
+            RouteChoice unknown = routing.choose(new PeerAddress("5", "localhost", 1004));
+            assertEquals(Route.TCP, unknown.carrier());
+        }
+    }
+
+    @Test
+    void sameNodeBlocksGoThroughSharedMemoryAndOtherNodesOverRdma()
+            throws Exception
+    {
+        ShuffleBlockRef first = new ShuffleBlockRef(2, 20, 0);
+        ShuffleBlockRef second = new ShuffleBlockRef(2, 21, 3);
+        blocks.put(first, pattern(70_000, 1));
+        blocks.put(second, pattern(3_000_000, 2));
+        ClusterTopology roce = topology("pcie-roce-2node");
+        SimulatedVerbsProvider provider = new SimulatedVerbsProvider(new SimulatedNicOptions(false, 1 << 20, false, CmFault.NONE));
+        VerbsBlocks serverNic = new VerbsBlocks(provider.openLoopbackDevice("sim_server", VERBS), VERBS, 64 << 10, Duration.ofSeconds(10));
+        VerbsBlocks clientNic = new VerbsBlocks(provider.openLoopbackDevice("sim_client", VERBS), VERBS, 64 << 10, Duration.ofSeconds(10));
+        RouteCounters counters = new RouteCounters();
+        try (ShmBlockWriter shm = new ShmBlockWriter(shmDirectory);
+                TcpBlockServer server = new TcpBlockServer(source(), LOOPBACK, 0, 16 << 20, shm, serverNic);
+                RoutingShuffleTransport routing = transport(roce, place("pcie-a", "GPU0"), Optional.of(clientNic), counters)) {
+            List<ShuffleBlockRef> refs = List.of(first, second);
+            for (PeerAddress peer : List.of(peer("1", server.port(), place("pcie-a", "GPU1"), false), peer("2", server.port(), place("pcie-a", "GPU2"), true),
+                    peer("3", server.port(), place("pcie-b", "GPU0"), false), peer("4", server.port(), place("pcie-b", "GPU0"), true))) {
+                try (FetchedBlocks fetched = routing.fetch(peer, refs, allocator)) {
+                    for (int i = 0; i < refs.size(); i++) {
+                        byte[] copy = new byte[(int) fetched.blocks().get(i).length()];
+                        fetched.blocks().get(i).buffer().getBytes(0, copy);
+                        assertArrayEquals(blocks.get(refs.get(i)), copy, fetched.route() + " " + refs.get(i));
+                    }
+                }
+            }
+            long both = 70_000 + 3_000_000;
+            assertEquals(both, counters.bytes(Route.HOST_SHM));
+            assertEquals(both, counters.bytes(Route.HOST_STAGED));
+            assertEquals(both, counters.bytes(Route.RDMA));
+            assertEquals(both, counters.bytes(Route.RDMA_HOST_STAGED));
+            assertEquals(0, counters.bytes(Route.TCP));
+            assertEquals(2, counters.blocks(Route.RDMA));
+
+            // A block the peer does not have is an error naming the peer, never data.
+            PeerAddress remote = peer("3", server.port(), place("pcie-b", "GPU0"), false);
+            assertThrows(java.io.IOException.class, () -> routing.fetch(remote, List.of(new ShuffleBlockRef(2, 99, 0)), allocator));
+        }
+        finally {
+            serverNic.close();
+        }
+        try (Stream files = new Stream(shmDirectory)) {
+            assertEquals(0, files.count(), "every published shared-memory block was released");
+        }
+    }
+
+    private static byte[] pattern(int length, int seed)
+    {
+        byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            bytes[i] = (byte) (i * 13 + seed);
+        }
+        return bytes;
+    }
+
+    private record Stream(Path directory)
+            implements AutoCloseable
+    {
+        long count()
+                throws java.io.IOException
+        {
+            try (java.util.stream.Stream<Path> files = Files.list(directory)) {
+                return files.count();
+            }
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+}

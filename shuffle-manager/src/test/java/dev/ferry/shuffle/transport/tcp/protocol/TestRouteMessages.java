@@ -1,0 +1,57 @@
+package dev.ferry.shuffle.transport.tcp.protocol;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.List;
+
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.transport.local.ShmBlockHandle;
+import dev.ferry.transport.verbs.RemoteSlice;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The HOST_SHM and RDMA messages through the frame writer and reader, and their lengths off the wire bounds-checked. */
+class TestRouteMessages
+{
+    private static final long MAX_FRAME = 1 << 20;
+
+    @Test
+    void routeMessagesRoundTrip()
+            throws IOException
+    {
+        List<ShuffleBlockRef> refs = List.of(new ShuffleBlockRef(4, 1, 2), new ShuffleBlockRef(4, 9, 0));
+        ShmBlockHandle handle = new ShmBlockHandle("ferry-shm-0123456789abcdef0123456789abcdef", 0, 5000);
+        RdmaBlockResponse rdma = new RdmaBlockResponse(6, 1, 300, "127.0.0.1", 4791,
+                List.of(new RemoteSlice(0, 0x1000, 100, 77), new RemoteSlice(100, 0x9000, 200, 78)));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        FrameWriter writer = new FrameWriter(bytes);
+        writer.write(ShmFetchRequest.of(5, refs));
+        writer.write(new ShmBlockResponse(5, 0, handle.toBytes()));
+        writer.write(RdmaFetchRequest.of(6, refs));
+        writer.write(rdma);
+        writer.flush();
+        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME);
+        assertEquals(ShmFetchRequest.of(5, refs), reader.read());
+        ShmBlockResponse shm = (ShmBlockResponse) reader.read();
+        assertEquals(handle, shm.shmHandle());
+        assertEquals(RdmaFetchRequest.of(6, refs), reader.read());
+        assertEquals(rdma, reader.read());
+    }
+
+    @Test
+    void rdmaSlicesMustCoverTheBlockAndTheirCountIsChecked()
+    {
+        assertThrows(IllegalArgumentException.class, () -> new RdmaBlockResponse(1, 0, 300, "h", 1, List.of(new RemoteSlice(0, 1, 100, 1))));
+        assertThrows(IllegalArgumentException.class, () -> new RdmaBlockResponse(1, 0, 100, "h", 1, List.of(new RemoteSlice(5, 1, 100, 1))));
+        byte[] host = "h".getBytes();
+        ByteBuffer lying = ByteBuffer.allocate(8 + 4 + 8 + 2 + host.length + 4 + 4 + 24).putLong(1).putInt(0).putLong(100).putShort((short) host.length).put(host)
+                .putInt(1).putInt(1_000_000).putLong(0).putLong(1).putInt(100).putInt(1);
+        IllegalArgumentException failure = assertThrows(IllegalArgumentException.class, () -> RdmaBlockResponse.decode(lying.flip()));
+        assertTrue(failure.getMessage().contains("claims 1000000 slices"), failure.getMessage());
+    }
+}
