@@ -43,6 +43,11 @@ public final class ColumnChunkDecoder
     private final List<ColumnReader> readers = new ArrayList<>();
     private long[][] consumed = new long[0][];
     private FlatLeafReader flat;
+    // Kept across row groups so its level and index arrays are reused.
+    private FlatLeafReader flatReader;
+    // The Arrow field, built once rather than per batch.
+    private Field arrowField;
+    private String arrowTimeZone;
 
     ColumnChunkDecoder(StructField field, ReadNode root, List<LeafNode> leaves, Optional<FlatTarget> flatTarget)
     {
@@ -74,7 +79,10 @@ public final class ColumnChunkDecoder
                 if (pageReader == null) {
                     throw new CorruptParquetException(file, "row group has no pages for column " + leaf.path);
                 }
-                flat = new FlatLeafReader(leaf.descriptor, flatTarget.get());
+                if (flatReader == null) {
+                    flatReader = new FlatLeafReader(leaf.descriptor, flatTarget.get());
+                }
+                flat = flatReader;
                 flat.start(pageReader);
                 return;
             }
@@ -92,7 +100,10 @@ public final class ColumnChunkDecoder
     /** Decodes the next {@code rows} rows into a new vector from {@code allocator}; the caller owns it. */
     public FieldVector decode(int rows, BufferAllocator allocator, String timeZone, String file)
     {
-        Field arrowField = ArrowUtils.toArrowField(field.name(), field.dataType(), field.nullable(), timeZone, false, Metadata.empty());
+        if (arrowField == null || !timeZone.equals(arrowTimeZone)) {
+            arrowField = ArrowUtils.toArrowField(field.name(), field.dataType(), field.nullable(), timeZone, false, Metadata.empty());
+            arrowTimeZone = timeZone;
+        }
         FieldVector vector = arrowField.createVector(allocator);
         try {
             if (flat != null) {

@@ -1,13 +1,19 @@
 package dev.ferry.gds.decode;
 
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.parquet.bytes.ByteBufferInputStream;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Dictionary;
 import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.ValuesType;
 import org.apache.parquet.column.page.DataPage;
 import org.apache.parquet.column.page.DataPageV1;
 import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.column.values.ValuesReader;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
@@ -21,10 +27,15 @@ import java.util.Set;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The fast path for a top-level primitive column (no repetition, at most one definition level) whose
- * values are PLAIN or dictionary encoded: each page's levels and indexes are decoded in bulk and its
- * values moved with one call per value, instead of parquet-mr's per-value column reader. Pages still
- * come from parquet-mr's page reader, which decompresses them.
+ * The fast path for a top-level primitive column (no repetition, at most one definition level):
+ * each page's levels and dictionary indexes are decoded in bulk, and values are written straight into
+ * the Arrow vector's buffers by a loop specialised per physical type and encoding, with no call per
+ * value: PLAIN fixed-width runs without nulls are one memory copy, strings go straight into the
+ * offset and data buffers, booleans are unpacked from their bits. Other value encodings
+ * (DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT) are decoded by
+ * parquet-mr's values reader and written by the same loops. Pages still come from parquet-mr's page
+ * reader, which decompresses them. Values that need a conversion (decimal widening) go through
+ * {@link FlatTarget}'s per-value setters.
  */
 // Deprecated encodings (PLAIN_DICTIONARY, BIT_PACKED) still appear in files; BytesInput.toByteBuffer() is
 // deprecated only in favour of a variant that needs a buffer releaser, which heap-backed pages do not.
@@ -33,10 +44,27 @@ final class FlatLeafReader
 {
     private static final Set<Encoding> SUPPORTED = EnumSet.of(Encoding.PLAIN, Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY, Encoding.RLE,
             // parquet-mr lists BIT_PACKED for levels whose maximum is 0, which are not stored at all.
-            Encoding.BIT_PACKED);
+            Encoding.BIT_PACKED,
+            Encoding.DELTA_BINARY_PACKED, Encoding.DELTA_LENGTH_BYTE_ARRAY, Encoding.DELTA_BYTE_ARRAY, Encoding.BYTE_STREAM_SPLIT);
+
+    private enum Mode
+    {
+        PLAIN,
+        DICTIONARY,
+        // Boolean values as an RLE/bit-packed run of 0/1 in `indexes` (data page v2 booleans).
+        RLE_BOOLEANS,
+        // Any other encoding, through parquet-mr's ValuesReader.
+        READER,
+    }
+
+    private static final long JULIAN_DAY_OF_EPOCH = 2_440_588;
+    private static final long MICROS_PER_DAY = 86_400_000_000L;
 
     private final ColumnDescriptor descriptor;
+    private final PrimitiveTypeName type;
+    private final boolean optional;
     private final FlatTarget target;
+    private final FlatTarget.Kind kind;
     private final RleHybridDecoder rle = new RleHybridDecoder();
     private PageReader pages;
     private Dictionary dictionary;
@@ -51,13 +79,22 @@ final class FlatLeafReader
     private int pageValues;
     private int pageCursor;
     private int valueCursor;
-    private boolean dictionaryEncoded;
+    private boolean pageHasNulls;
+    private Mode mode;
+    private ValuesReader valuesReader;
     private ByteBuffer values;
+    // PLAIN booleans: the next value's bit in `values`.
+    private long booleanBit;
+    // Where the next string's bytes go in the bound variable-width vector.
+    private int dataEnd;
 
     FlatLeafReader(ColumnDescriptor descriptor, FlatTarget target)
     {
         this.descriptor = requireNonNull(descriptor, "descriptor is null");
         this.target = requireNonNull(target, "target is null");
+        this.type = descriptor.getPrimitiveType().getPrimitiveTypeName();
+        this.optional = descriptor.getMaxDefinitionLevel() == 1;
+        this.kind = target.kind();
     }
 
     /** Whether a column chunk with these encodings (values and levels) can take this path. */
@@ -76,6 +113,11 @@ final class FlatLeafReader
         catch (IOException e) {
             throw new UncheckedIOException("cannot read the dictionary page", e);
         }
+        dictionaryInts = null;
+        dictionaryLongs = null;
+        dictionaryFloats = null;
+        dictionaryDoubles = null;
+        dictionaryBytes = null;
         if (dictionary != null) {
             materializeDictionary();
         }
@@ -86,20 +128,32 @@ final class FlatLeafReader
     /** Reads {@code rows} values into slots 0..rows-1 of the bound vector, returning how many the chunk had. */
     int read(int rows)
     {
+        dataEnd = 0;
         int done = 0;
         while (done < rows) {
             if (pageCursor == pageValues && !nextPage()) {
                 break;
             }
             int count = Math.min(rows - done, pageValues - pageCursor);
-            if (dictionaryEncoded) {
-                fromDictionary(done, count);
-            }
-            else {
-                plain(done, count);
+            switch (mode) {
+                case PLAIN:
+                    plain(done, count);
+                    break;
+                case DICTIONARY:
+                    fromDictionary(done, count);
+                    break;
+                case RLE_BOOLEANS:
+                    rleBooleans(done, count);
+                    break;
+                case READER:
+                    fromReader(done, count);
+                    break;
             }
             pageCursor += count;
             done += count;
+        }
+        if (kind == FlatTarget.Kind.VARBYTES && done > 0) {
+            ((BaseVariableWidthVector) target.vector).setLastSet(done - 1);
         }
         target.vector.setValueCount(done);
         return done;
@@ -110,83 +164,364 @@ final class FlatLeafReader
         return target;
     }
 
-    private void plain(int firstRow, int count)
+    private boolean present(int index)
     {
-        PrimitiveTypeName type = descriptor.getPrimitiveType().getPrimitiveTypeName();
-        boolean optional = descriptor.getMaxDefinitionLevel() == 1;
+        return !optional || definitions[pageCursor + index] != 0;
+    }
+
+    private void markPresent(int firstRow, int count)
+    {
+        long validity = target.vector.getValidityBufferAddress();
+        if (!pageHasNulls) {
+            setBits(validity, firstRow, count);
+            return;
+        }
         for (int index = 0; index < count; index++) {
-            if (optional && definitions[pageCursor + index] == 0) {
-                continue;
-            }
-            int row = firstRow + index;
-            switch (type) {
-                case INT32:
-                    target.setInt(row, values.getInt());
-                    break;
-                case INT64:
-                    target.setLong(row, values.getLong());
-                    break;
-                case FLOAT:
-                    target.setFloat(row, values.getFloat());
-                    break;
-                case DOUBLE:
-                    target.setDouble(row, values.getDouble());
-                    break;
-                case BINARY:
-                    int length = values.getInt();
-                    if (length < 0 || length > values.remaining()) {
-                        throw new IllegalStateException("byte array of length " + length + " with " + values.remaining() + " bytes left in the page");
-                    }
-                    target.setBytes(row, values, values.position(), length);
-                    values.position(values.position() + length);
-                    break;
-                case BOOLEAN:
-                case INT96:
-                case FIXED_LEN_BYTE_ARRAY:
-                    throw new IllegalStateException("No flat path for " + type);
+            if (definitions[pageCursor + index] != 0) {
+                setBit(validity, firstRow + index);
             }
         }
     }
 
+    private void plain(int firstRow, int count)
+    {
+        switch (kind) {
+            case FIXED4:
+            case FIXED8: {
+                int width = kind == FlatTarget.Kind.FIXED4 ? 4 : 8;
+                long data = target.vector.getDataBufferAddress();
+                if (!pageHasNulls) {
+                    copyValues(values, data + (long) firstRow * width, count * width);
+                }
+                else {
+                    for (int index = 0; index < count; index++) {
+                        if (definitions[pageCursor + index] != 0) {
+                            copyValues(values, data + (long) (firstRow + index) * width, width);
+                        }
+                    }
+                }
+                markPresent(firstRow, count);
+                return;
+            }
+            case BOOL: {
+                long data = target.vector.getDataBufferAddress();
+                int base = values.arrayOffset() + values.position();
+                byte[] bytes = values.array();
+                for (int index = 0; index < count; index++) {
+                    if (present(index)) {
+                        long bit = booleanBit++;
+                        if (((bytes[base + (int) (bit >>> 3)] >>> (bit & 7)) & 1) != 0) {
+                            setBit(data, firstRow + index);
+                        }
+                    }
+                }
+                markPresent(firstRow, count);
+                return;
+            }
+            case VARBYTES: {
+                BaseVariableWidthVector vector = (BaseVariableWidthVector) target.vector;
+                long offsets = vector.getOffsetBufferAddress();
+                byte[] page = values.array();
+                int position = values.arrayOffset() + values.position();
+                int limit = values.arrayOffset() + values.limit();
+                for (int index = 0; index < count; index++) {
+                    int row = firstRow + index;
+                    if (present(index)) {
+                        if (limit - position < 4) {
+                            throw new IllegalStateException("byte array length cut off with " + (limit - position) + " bytes left in the page");
+                        }
+                        int length = (page[position] & 0xFF) | (page[position + 1] & 0xFF) << 8 | (page[position + 2] & 0xFF) << 16 | (page[position + 3] & 0xFF) << 24;
+                        position += 4;
+                        if (length < 0 || length > limit - position) {
+                            throw new IllegalStateException("byte array of length " + length + " with " + (limit - position) + " bytes left in the page");
+                        }
+                        long data = reserve(vector, length);
+                        MemoryUtil.copyToMemory(page, position, data + dataEnd, length);
+                        dataEnd += length;
+                        position += length;
+                    }
+                    MemoryUtil.putInt(offsets + (long) (row + 1) * 4, dataEnd);
+                }
+                values.position(position - values.arrayOffset());
+                markPresent(firstRow, count);
+                return;
+            }
+            case INT96: {
+                long data = target.vector.getDataBufferAddress();
+                for (int index = 0; index < count; index++) {
+                    if (present(index)) {
+                        if (values.remaining() < 12) {
+                            throw new IllegalStateException("INT96 value cut off with " + values.remaining() + " bytes left in the page");
+                        }
+                        int position = values.position();
+                        MemoryUtil.putLong(data + (long) (firstRow + index) * 8, int96Micros(values.getLong(position), values.getInt(position + 8)));
+                        values.position(position + 12);
+                    }
+                }
+                markPresent(firstRow, count);
+                return;
+            }
+            case DECIMAL: {
+                long data = target.vector.getDataBufferAddress();
+                for (int index = 0; index < count; index++) {
+                    if (present(index)) {
+                        putDecimal(data, firstRow + index, type == PrimitiveTypeName.INT32 ? values.getInt() : values.getLong());
+                    }
+                }
+                markPresent(firstRow, count);
+                return;
+            }
+        }
+    }
+
+    // Arrow decimals are 16-byte little-endian two's complement: the value, then its sign extension.
+    private static void putDecimal(long data, int row, long unscaled)
+    {
+        long address = data + (long) row * 16;
+        MemoryUtil.putLong(address, unscaled);
+        MemoryUtil.putLong(address + 8, unscaled >> 63);
+    }
+
+    private static long int96Micros(long nanosOfDay, int julianDay)
+    {
+        return (julianDay - JULIAN_DAY_OF_EPOCH) * MICROS_PER_DAY + nanosOfDay / 1000;
+    }
+
+    private static long int96Micros(Binary value)
+    {
+        if (value.length() != 12) {
+            throw new IllegalStateException("INT96 value of " + value.length() + " bytes");
+        }
+        ByteBuffer bytes = value.toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+        return int96Micros(bytes.getLong(bytes.position()), bytes.getInt(bytes.position() + 8));
+    }
+
     private void fromDictionary(int firstRow, int count)
     {
-        PrimitiveTypeName type = descriptor.getPrimitiveType().getPrimitiveTypeName();
-        boolean optional = descriptor.getMaxDefinitionLevel() == 1;
+        long data = target.vector.getDataBufferAddress();
+        int cursor = valueCursor;
+        int[] ids = indexes;
+        // Pages without nulls (the common case) take loops with no definition-level test.
+        boolean dense = !pageHasNulls;
+        switch (kind) {
+            case FIXED4: {
+                int[] dictionaryValues = type == PrimitiveTypeName.FLOAT ? floatBits() : dictionaryInts;
+                long address = data + (long) firstRow * 4;
+                if (dense) {
+                    for (int index = 0; index < count; index++) {
+                        MemoryUtil.putInt(address + (long) index * 4, dictionaryValues[ids[cursor + index]]);
+                    }
+                    cursor += count;
+                }
+                else {
+                    for (int index = 0; index < count; index++) {
+                        if (definitions[pageCursor + index] != 0) {
+                            MemoryUtil.putInt(address + (long) index * 4, dictionaryValues[ids[cursor++]]);
+                        }
+                    }
+                }
+                break;
+            }
+            case FIXED8:
+            case INT96: {
+                long[] dictionaryValues = type == PrimitiveTypeName.DOUBLE ? doubleBits() : dictionaryLongs;
+                long address = data + (long) firstRow * 8;
+                if (dense) {
+                    for (int index = 0; index < count; index++) {
+                        MemoryUtil.putLong(address + (long) index * 8, dictionaryValues[ids[cursor + index]]);
+                    }
+                    cursor += count;
+                }
+                else {
+                    for (int index = 0; index < count; index++) {
+                        if (definitions[pageCursor + index] != 0) {
+                            MemoryUtil.putLong(address + (long) index * 8, dictionaryValues[ids[cursor++]]);
+                        }
+                    }
+                }
+                break;
+            }
+            case VARBYTES: {
+                BaseVariableWidthVector vector = (BaseVariableWidthVector) target.vector;
+                long offsets = vector.getOffsetBufferAddress() + (long) (firstRow + 1) * 4;
+                byte[][] dictionaryValues = dictionaryBytes;
+                for (int index = 0; index < count; index++) {
+                    if (dense || definitions[pageCursor + index] != 0) {
+                        byte[] bytes = dictionaryValues[ids[cursor++]];
+                        long address = reserve(vector, bytes.length);
+                        MemoryUtil.copyToMemory(bytes, 0, address + dataEnd, bytes.length);
+                        dataEnd += bytes.length;
+                    }
+                    MemoryUtil.putInt(offsets + (long) index * 4, dataEnd);
+                }
+                break;
+            }
+            case DECIMAL:
+                for (int index = 0; index < count; index++) {
+                    if (present(index)) {
+                        int id = ids[cursor++];
+                        putDecimal(data, firstRow + index, type == PrimitiveTypeName.INT32 ? dictionaryInts[id] : dictionaryLongs[id]);
+                    }
+                }
+                break;
+            case BOOL:
+                throw new IllegalStateException("dictionary-encoded booleans");
+        }
+        valueCursor = cursor;
+        markPresent(firstRow, count);
+    }
+
+    // FLOAT and DOUBLE dictionaries as raw bits, built once per chunk, so their loops are the integer ones.
+    private int[] floatBits()
+    {
+        if (dictionaryInts == null) {
+            dictionaryInts = new int[dictionaryFloats.length];
+            for (int id = 0; id < dictionaryFloats.length; id++) {
+                dictionaryInts[id] = Float.floatToRawIntBits(dictionaryFloats[id]);
+            }
+        }
+        return dictionaryInts;
+    }
+
+    private long[] doubleBits()
+    {
+        if (dictionaryLongs == null) {
+            dictionaryLongs = new long[dictionaryDoubles.length];
+            for (int id = 0; id < dictionaryDoubles.length; id++) {
+                dictionaryLongs[id] = Double.doubleToRawLongBits(dictionaryDoubles[id]);
+            }
+        }
+        return dictionaryLongs;
+    }
+
+    private void rleBooleans(int firstRow, int count)
+    {
+        long data = target.vector.getDataBufferAddress();
+        int cursor = valueCursor;
         for (int index = 0; index < count; index++) {
-            if (optional && definitions[pageCursor + index] == 0) {
-                continue;
+            if (present(index)) {
+                if (indexes[cursor++] != 0) {
+                    setBit(data, firstRow + index);
+                }
             }
-            int row = firstRow + index;
-            int id = indexes[valueCursor++];
-            switch (type) {
-                case INT32:
-                    target.setInt(row, dictionaryInts[id]);
-                    break;
-                case INT64:
-                    target.setLong(row, dictionaryLongs[id]);
-                    break;
-                case FLOAT:
-                    target.setFloat(row, dictionaryFloats[id]);
-                    break;
-                case DOUBLE:
-                    target.setDouble(row, dictionaryDoubles[id]);
-                    break;
-                case BINARY:
-                    byte[] bytes = dictionaryBytes[id];
-                    target.setBytes(row, ByteBuffer.wrap(bytes), 0, bytes.length);
-                    break;
-                case BOOLEAN:
-                case INT96:
-                case FIXED_LEN_BYTE_ARRAY:
-                    throw new IllegalStateException("No flat path for " + type);
+        }
+        valueCursor = cursor;
+        markPresent(firstRow, count);
+    }
+
+    private void fromReader(int firstRow, int count)
+    {
+        ValuesReader reader = valuesReader;
+        long data = target.vector.getDataBufferAddress();
+        switch (kind) {
+            case FIXED4:
+                for (int index = 0; index < count; index++) {
+                    if (present(index)) {
+                        int value = type == PrimitiveTypeName.FLOAT ? Float.floatToRawIntBits(reader.readFloat()) : reader.readInteger();
+                        MemoryUtil.putInt(data + (long) (firstRow + index) * 4, value);
+                    }
+                }
+                break;
+            case FIXED8:
+                for (int index = 0; index < count; index++) {
+                    if (present(index)) {
+                        long value = type == PrimitiveTypeName.DOUBLE ? Double.doubleToRawLongBits(reader.readDouble()) : reader.readLong();
+                        MemoryUtil.putLong(data + (long) (firstRow + index) * 8, value);
+                    }
+                }
+                break;
+            case INT96:
+                for (int index = 0; index < count; index++) {
+                    if (present(index)) {
+                        MemoryUtil.putLong(data + (long) (firstRow + index) * 8, int96Micros(reader.readBytes()));
+                    }
+                }
+                break;
+            case BOOL:
+                for (int index = 0; index < count; index++) {
+                    if (present(index) && reader.readBoolean()) {
+                        setBit(data, firstRow + index);
+                    }
+                }
+                break;
+            case VARBYTES: {
+                BaseVariableWidthVector vector = (BaseVariableWidthVector) target.vector;
+                long offsets = vector.getOffsetBufferAddress();
+                for (int index = 0; index < count; index++) {
+                    if (present(index)) {
+                        Binary value = reader.readBytes();
+                        byte[] bytes = value.getBytesUnsafe();
+                        int length = value.length();
+                        long address = reserve(vector, length);
+                        MemoryUtil.copyToMemory(bytes, 0, address + dataEnd, length);
+                        dataEnd += length;
+                    }
+                    MemoryUtil.putInt(offsets + (long) (firstRow + index + 1) * 4, dataEnd);
+                }
+                break;
             }
+            case DECIMAL:
+                for (int index = 0; index < count; index++) {
+                    if (present(index)) {
+                        putDecimal(data, firstRow + index, type == PrimitiveTypeName.INT32 ? reader.readInteger() : reader.readLong());
+                    }
+                }
+                break;
+        }
+        markPresent(firstRow, count);
+    }
+
+    // Room for `length` more bytes in the data buffer; returns its (possibly moved) address.
+    private long reserve(BaseVariableWidthVector vector, int length)
+    {
+        long needed = (long) dataEnd + length;
+        if (needed > vector.getDataBuffer().capacity()) {
+            vector.reallocDataBuffer(Math.max(needed, vector.getDataBuffer().capacity() * 2));
+        }
+        return vector.getDataBufferAddress();
+    }
+
+    private static void copyValues(ByteBuffer source, long address, int bytes)
+    {
+        if (bytes > source.remaining()) {
+            throw new IllegalStateException(bytes + " value bytes wanted, " + source.remaining() + " left in the page");
+        }
+        if (source.hasArray()) {
+            MemoryUtil.copyToMemory(source.array(), source.arrayOffset() + source.position(), address, bytes);
+        }
+        else {
+            MemoryUtil.copyMemory(MemoryUtil.getByteBufferAddress(source) + source.position(), address, bytes);
+        }
+        source.position(source.position() + bytes);
+    }
+
+    private static void setBit(long address, int index)
+    {
+        long byteAddress = address + (index >>> 3);
+        MemoryUtil.putByte(byteAddress, (byte) (MemoryUtil.getByte(byteAddress) | (1 << (index & 7))));
+    }
+
+    private static void setBits(long address, int first, int count)
+    {
+        int index = first;
+        int end = first + count;
+        while (index < end && (index & 7) != 0) {
+            setBit(address, index++);
+        }
+        if (end - index >= 8) {
+            int bytes = (end - index) >>> 3;
+            MemoryUtil.setMemory(address + (index >>> 3), bytes, (byte) 0xFF);
+            index += bytes << 3;
+        }
+        while (index < end) {
+            setBit(address, index++);
         }
     }
 
     private void materializeDictionary()
     {
         int size = dictionary.getMaxId() + 1;
-        switch (descriptor.getPrimitiveType().getPrimitiveTypeName()) {
+        switch (type) {
             case INT32:
                 dictionaryInts = new int[size];
                 for (int id = 0; id < size; id++) {
@@ -218,10 +553,15 @@ final class FlatLeafReader
                     dictionaryBytes[id] = value.getBytes();
                 }
                 return;
-            case BOOLEAN:
             case INT96:
+                dictionaryLongs = new long[size];
+                for (int id = 0; id < size; id++) {
+                    dictionaryLongs[id] = int96Micros(dictionary.decodeToBinary(id));
+                }
+                return;
+            case BOOLEAN:
             case FIXED_LEN_BYTE_ARRAY:
-                throw new IllegalStateException("No flat path for " + descriptor);
+                throw new IllegalStateException("No flat dictionary path for " + descriptor);
         }
     }
 
@@ -254,8 +594,8 @@ final class FlatLeafReader
     private void loadV1(DataPageV1 page)
             throws IOException
     {
-        ByteBuffer bytes = page.getBytes().toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-        if (descriptor.getMaxDefinitionLevel() == 1) {
+        ByteBuffer bytes = heap(page.getBytes().toByteBuffer()).order(ByteOrder.LITTLE_ENDIAN);
+        if (optional) {
             if (page.getDlEncoding() == Encoding.BIT_PACKED) {
                 loadBitPackedLevels(bytes);
                 loadValues(page.getValueEncoding(), bytes.slice().order(ByteOrder.LITTLE_ENDIAN));
@@ -292,16 +632,29 @@ final class FlatLeafReader
     private void loadV2(DataPageV2 page)
             throws IOException
     {
-        if (descriptor.getMaxDefinitionLevel() == 1) {
+        if (optional) {
             rle.decode(page.getDefinitionLevels().toByteBuffer().order(ByteOrder.LITTLE_ENDIAN), 1, pageValues, definitions);
         }
-        loadValues(page.getDataEncoding(), page.getData().toByteBuffer().order(ByteOrder.LITTLE_ENDIAN));
+        loadValues(page.getDataEncoding(), heap(page.getData().toByteBuffer()).order(ByteOrder.LITTLE_ENDIAN));
+    }
+
+    // The loops index page bytes as an array; pages parquet-mr decompressed are heap buffers already.
+    private static ByteBuffer heap(ByteBuffer buffer)
+    {
+        if (buffer.hasArray()) {
+            return buffer;
+        }
+        ByteBuffer copy = ByteBuffer.allocate(buffer.remaining());
+        copy.put(buffer.duplicate());
+        copy.flip();
+        return copy;
     }
 
     private void loadValues(Encoding encoding, ByteBuffer data)
+            throws IOException
     {
         int present = pageValues;
-        if (descriptor.getMaxDefinitionLevel() == 1) {
+        if (optional) {
             present = 0;
             for (int index = 0; index < pageValues; index++) {
                 if (definitions[index] > 1) {
@@ -310,25 +663,54 @@ final class FlatLeafReader
                 present += definitions[index];
             }
         }
+        pageHasNulls = present != pageValues;
+        valuesReader = null;
         switch (encoding) {
             case PLAIN:
-                dictionaryEncoded = false;
+                mode = Mode.PLAIN;
                 values = data;
+                booleanBit = 0;
+                if (type == PrimitiveTypeName.BOOLEAN && (present + 7) / 8 > data.remaining()) {
+                    throw new IllegalStateException(present + " booleans need " + (present + 7) / 8 + " bytes, the page has " + data.remaining());
+                }
                 return;
             case PLAIN_DICTIONARY:
-            case RLE_DICTIONARY:
+            case RLE_DICTIONARY: {
                 if (dictionary == null) {
                     throw new IllegalStateException("dictionary-encoded page without a dictionary page");
                 }
-                dictionaryEncoded = true;
-                if (indexes.length < present) {
-                    indexes = new int[present];
-                }
+                mode = Mode.DICTIONARY;
+                ensureIndexes(present);
                 int bitWidth = present == 0 ? 0 : data.get() & 0xFF;
+                // An index outside the dictionary fails on the dictionary array's bounds check.
                 rle.decode(data, bitWidth, present, indexes);
                 return;
+            }
+            case RLE:
+                if (type == PrimitiveTypeName.BOOLEAN) {
+                    mode = Mode.RLE_BOOLEANS;
+                    ensureIndexes(present);
+                    int length = data.getInt();
+                    if (length < 0 || length > data.remaining()) {
+                        throw new IllegalStateException("RLE booleans of " + length + " bytes in a page with " + data.remaining() + " left");
+                    }
+                    ByteBuffer runs = data.slice().order(ByteOrder.LITTLE_ENDIAN);
+                    runs.limit(length);
+                    rle.decode(runs, 1, present, indexes);
+                    return;
+                }
+                // Fall through to parquet-mr, which refuses what it cannot read.
             default:
-                throw new IllegalStateException("values encoded " + encoding + " on the flat path");
+                mode = Mode.READER;
+                valuesReader = encoding.getValuesReader(descriptor, ValuesType.VALUES);
+                valuesReader.initFromPage(present, ByteBufferInputStream.wrap(data));
+        }
+    }
+
+    private void ensureIndexes(int present)
+    {
+        if (indexes.length < present) {
+            indexes = new int[present];
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.ferry.gds.decode;
 
 import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.arrow.vector.BaseVariableWidthVector;
+import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.DateDayVector;
 import org.apache.arrow.vector.DecimalVector;
@@ -17,19 +19,44 @@ import java.nio.ByteBuffer;
 /** Where the flat fast path puts a value: one Arrow vector type, with no conversion beyond widening to its width. */
 abstract class FlatTarget
 {
+    /** How {@link FlatLeafReader} writes values: straight into the vector's buffers, or through the setters when they need converting. */
+    enum Kind
+    {
+        /** 4-byte values stored as Parquet has them (INT32, FLOAT). */
+        FIXED4,
+        /** 8-byte values stored as Parquet has them (INT64, DOUBLE). */
+        FIXED8,
+        /** Bits. */
+        BOOL,
+        /** INT96 (nanos of day, Julian day) converted to microseconds, no calendar rebase. */
+        INT96,
+        /** Offsets and data of a variable-width vector. */
+        VARBYTES,
+        /** INT32/INT64 unscaled decimals widened to Arrow's 16-byte decimals. */
+        DECIMAL,
+    }
+
+    // A batch's strings usually fit this first data buffer; more grows it by doubling.
+    private static final long INITIAL_BYTES_PER_ROW = 16;
+
     FieldVector vector;
 
-    /** Binds a fresh vector, sized for {@code rows} values when fixed-width. */
+    /** Binds a fresh vector, sized for {@code rows} values (with zeroed validity). */
     void bind(FieldVector target, int rows)
     {
         this.vector = target;
         if (target instanceof BaseFixedWidthVector) {
             ((BaseFixedWidthVector) target).allocateNew(rows);
         }
+        else if (target instanceof BaseVariableWidthVector) {
+            ((BaseVariableWidthVector) target).allocateNew(Math.max(4096, rows * INITIAL_BYTES_PER_ROW), rows);
+        }
         bound(target);
     }
 
     abstract void bound(FieldVector target);
+
+    abstract Kind kind();
 
     void setInt(int row, int value)
     {
@@ -59,6 +86,12 @@ abstract class FlatTarget
     static final class Ints
             extends FlatTarget
     {
+        @Override
+        Kind kind()
+        {
+            return Kind.FIXED4;
+        }
+
         private IntVector ints;
 
         @Override
@@ -77,6 +110,12 @@ abstract class FlatTarget
     static final class Dates
             extends FlatTarget
     {
+        @Override
+        Kind kind()
+        {
+            return Kind.FIXED4;
+        }
+
         private DateDayVector dates;
 
         @Override
@@ -95,6 +134,12 @@ abstract class FlatTarget
     static final class Longs
             extends FlatTarget
     {
+        @Override
+        Kind kind()
+        {
+            return Kind.FIXED8;
+        }
+
         private BigIntVector longs;
 
         @Override
@@ -113,6 +158,12 @@ abstract class FlatTarget
     static final class Timestamps
             extends FlatTarget
     {
+        @Override
+        Kind kind()
+        {
+            return Kind.FIXED8;
+        }
+
         private TimeStampVector timestamps;
 
         @Override
@@ -131,6 +182,12 @@ abstract class FlatTarget
     static final class Decimals
             extends FlatTarget
     {
+        @Override
+        Kind kind()
+        {
+            return Kind.DECIMAL;
+        }
+
         private DecimalVector decimals;
 
         @Override
@@ -155,6 +212,12 @@ abstract class FlatTarget
     static final class Floats
             extends FlatTarget
     {
+        @Override
+        Kind kind()
+        {
+            return Kind.FIXED4;
+        }
+
         private Float4Vector floats;
 
         @Override
@@ -173,6 +236,12 @@ abstract class FlatTarget
     static final class Doubles
             extends FlatTarget
     {
+        @Override
+        Kind kind()
+        {
+            return Kind.FIXED8;
+        }
+
         private Float8Vector doubles;
 
         @Override
@@ -191,6 +260,12 @@ abstract class FlatTarget
     static final class Strings
             extends FlatTarget
     {
+        @Override
+        Kind kind()
+        {
+            return Kind.VARBYTES;
+        }
+
         private VarCharVector strings;
 
         @Override
@@ -209,6 +284,12 @@ abstract class FlatTarget
     static final class Binaries
             extends FlatTarget
     {
+        @Override
+        Kind kind()
+        {
+            return Kind.VARBYTES;
+        }
+
         private VarBinaryVector binaries;
 
         @Override
@@ -221,6 +302,42 @@ abstract class FlatTarget
         void setBytes(int row, ByteBuffer bytes, int start, int length)
         {
             binaries.setSafe(row, bytes, start, length);
+        }
+    }
+
+    static final class Booleans
+            extends FlatTarget
+    {
+        @Override
+        Kind kind()
+        {
+            return Kind.BOOL;
+        }
+
+        @Override
+        void bound(FieldVector target)
+        {
+            if (!(target instanceof BitVector)) {
+                throw new IllegalStateException("Booleans need a BitVector, got " + target.getClass().getSimpleName());
+            }
+        }
+    }
+
+    static final class Int96Timestamps
+            extends FlatTarget
+    {
+        @Override
+        Kind kind()
+        {
+            return Kind.INT96;
+        }
+
+        @Override
+        void bound(FieldVector target)
+        {
+            if (!(target instanceof TimeStampVector)) {
+                throw new IllegalStateException("INT96 timestamps need a TimeStampVector, got " + target.getClass().getSimpleName());
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimestampLogicalTypeAnnotation;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DecimalType;
@@ -65,7 +66,12 @@ final class FlatTargets
                 }
                 return spark instanceof BinaryType ? Optional.of(new FlatTarget.Binaries()) : Optional.empty();
             case BOOLEAN:
+                return spark instanceof BooleanType ? Optional.of(new FlatTarget.Booleans()) : Optional.empty();
             case INT96:
+                // Spark's own INT96 files need no rebase (CORRECTED); legacy ones and zone shifts take the general path.
+                return spark instanceof TimestampType && rules.int96() == CalendarRebase.CORRECTED && !rules.int96ZoneConversion()
+                        ? Optional.of(new FlatTarget.Int96Timestamps())
+                        : Optional.empty();
             case FIXED_LEN_BYTE_ARRAY:
                 return Optional.empty();
         }

@@ -126,20 +126,8 @@ public abstract class AbstractParquetDataSource
             checkWithinFile(range);
         }
         List<DiskRange> requests = plan(List.copyOf(ranges.values()));
-        Map<DiskRange, ByteBuffer> buffers = new LinkedHashMap<>();
-        List<Slice> slices = new ArrayList<>();
-        for (DiskRange request : requests) {
-            ByteBuffer buffer = ByteBuffer.allocate(request.length());
-            buffers.put(request, buffer);
-            for (long offset = 0; offset < request.length(); offset += planning.readSlice()) {
-                int sliceLength = (int) Math.min(planning.readSlice(), request.length() - offset);
-                ByteBuffer target = buffer.duplicate();
-                target.position((int) offset).limit((int) offset + sliceLength);
-                slices.add(new Slice(request.position() + offset, target.slice()));
-            }
-        }
         long start = System.nanoTime();
-        readSlices(slices);
+        Map<DiskRange, ByteBuffer> buffers = readRequests(requests);
         counters.recordWait(System.nanoTime() - start);
         for (DiskRange request : requests) {
             counters.recordRequest(request.length());
@@ -158,22 +146,83 @@ public abstract class AbstractParquetDataSource
         return result;
     }
 
-    private void readSlices(List<Slice> slices)
+    /**
+     * Reads the planned (coalesced) {@code requests}, each into one host buffer of exactly its
+     * length, keyed by request. The default splits requests into {@code readSlice} slices read by
+     * {@link #readInternal}, in parallel when a pool was given; device routes override it to read
+     * into device memory first.
+     */
+    protected Map<DiskRange, ByteBuffer> readRequests(List<DiskRange> requests)
             throws IOException
     {
-        if (slices.size() <= 1 || parallelReads.isEmpty()) {
-            for (Slice slice : slices) {
-                readInternal(slice.position(), slice.target());
+        Map<DiskRange, ByteBuffer> buffers = new LinkedHashMap<>();
+        List<Slice> slices = new ArrayList<>();
+        for (DiskRange request : requests) {
+            ByteBuffer buffer = ByteBuffer.allocate(request.length());
+            buffers.put(request, buffer);
+            for (long offset = 0; offset < request.length(); offset += planning.readSlice()) {
+                int sliceLength = (int) Math.min(planning.readSlice(), request.length() - offset);
+                ByteBuffer target = buffer.duplicate();
+                target.position((int) offset).limit((int) offset + sliceLength);
+                slices.add(new Slice(request.position() + offset, target.slice()));
+            }
+        }
+        readSlices(slices);
+        return buffers;
+    }
+
+    protected final ReadPlanning planning()
+    {
+        return planning;
+    }
+
+    protected final Optional<ExecutorService> parallelReads()
+    {
+        return parallelReads;
+    }
+
+    /** Runs {@code tasks} on the parallel-read pool when there is one and more than one task, else in turn on this thread. */
+    protected final void runAll(List<IoTask> tasks)
+            throws IOException
+    {
+        if (tasks.size() <= 1 || parallelReads.isEmpty()) {
+            for (IoTask task : tasks) {
+                task.run();
             }
             return;
         }
         List<Future<?>> futures = new ArrayList<>();
-        for (Slice slice : slices) {
+        for (IoTask task : tasks) {
             futures.add(parallelReads.get().submit(() -> {
-                readInternal(slice.position(), slice.target());
+                task.run();
                 return null;
             }));
         }
+        awaitAll(futures);
+    }
+
+    /** One unit of I/O work that may throw. */
+    @FunctionalInterface
+    protected interface IoTask
+    {
+        void run()
+                throws IOException;
+    }
+
+    private void readSlices(List<Slice> slices)
+            throws IOException
+    {
+        List<IoTask> tasks = new ArrayList<>();
+        for (Slice slice : slices) {
+            tasks.add(() -> readInternal(slice.position(), slice.target()));
+        }
+        runAll(tasks);
+    }
+
+    /** Waits for every future; the first failure cancels the rest and is rethrown as it was. */
+    protected final void awaitAll(List<? extends Future<?>> futures)
+            throws IOException
+    {
         try {
             for (Future<?> future : futures) {
                 future.get();
@@ -192,6 +241,9 @@ public abstract class AbstractParquetDataSource
             }
             if (cause instanceof RuntimeException) {
                 throw (RuntimeException) cause;
+            }
+            if (cause instanceof Error) {
+                throw (Error) cause;
             }
             throw new IOException("Reading " + id + " failed", cause);
         }

@@ -1,8 +1,11 @@
 package dev.ferry.gds.io;
 
+import com.github.luben.zstd.Zstd;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+import org.xerial.snappy.Snappy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,6 +16,12 @@ import static java.util.Objects.requireNonNull;
  * parquet-mr's codecs, refusing pages whose header claims more uncompressed bytes than
  * {@code maxPageBytes}: decompression allocates what the header says before reading a byte, so a
  * corrupt header would otherwise allocate without bound.
+ *
+ * <p>SNAPPY and ZSTD pages are decompressed in one call of snappy-java / zstd-jni (both ship with
+ * Spark) from the page bytes into an array of the size the header gives, instead of through
+ * parquet-mr's Hadoop-style decompressor streams, which allocate a stream and copy through an
+ * intermediate buffer per page. Parquet SNAPPY pages are raw snappy blocks and ZSTD pages whole zstd
+ * frames, so the one-shot calls read exactly what the streams read.
  */
 public final class BoundedCodecFactory
         implements CompressionCodecFactory
@@ -46,6 +55,10 @@ public final class BoundedCodecFactory
                     throws IOException
             {
                 check(codec, uncompressedSize);
+                // Empty pages (a v2 page with no values) keep parquet-mr's handling.
+                if ((codec == CompressionCodecName.SNAPPY || codec == CompressionCodecName.ZSTD) && bytes.size() > 0) {
+                    return BytesInput.from(oneShot(codec, bytes, uncompressedSize));
+                }
                 return decompressor.decompress(bytes, uncompressedSize);
             }
 
@@ -69,6 +82,45 @@ public final class BoundedCodecFactory
     public void release()
     {
         delegate.release();
+    }
+
+    // BytesInput.toByteBuffer() is deprecated only for a variant with a releaser, which heap pages do not need.
+    @SuppressWarnings("deprecation")
+    private static byte[] oneShot(CompressionCodecName codec, BytesInput bytes, int uncompressedSize)
+            throws IOException
+    {
+        ByteBuffer input = bytes.toByteBuffer();
+        byte[] array;
+        int offset;
+        int length = input.remaining();
+        if (input.hasArray()) {
+            array = input.array();
+            offset = input.arrayOffset() + input.position();
+        }
+        else {
+            array = new byte[length];
+            input.duplicate().get(array);
+            offset = 0;
+        }
+        byte[] output = new byte[uncompressedSize];
+        long produced;
+        if (codec == CompressionCodecName.SNAPPY) {
+            // The block's own length header must agree with the page header's, so the output array is exactly what snappy writes.
+            if (Snappy.uncompressedLength(array, offset, length) != uncompressedSize) {
+                throw new IOException("A SNAPPY page does not decompress to the " + uncompressedSize + " bytes its header claims");
+            }
+            produced = Snappy.uncompress(array, offset, length, output, 0);
+        }
+        else {
+            produced = Zstd.decompressByteArray(output, 0, uncompressedSize, array, offset, length);
+            if (Zstd.isError(produced)) {
+                throw new IOException("A ZSTD page cannot be decompressed: " + Zstd.getErrorName(produced));
+            }
+        }
+        if (produced != uncompressedSize) {
+            throw new IOException("A " + codec + " page decompressed to " + produced + " bytes; its header claims " + uncompressedSize);
+        }
+        return output;
     }
 
     private void check(CompressionCodecName codec, int uncompressedSize)

@@ -1,5 +1,7 @@
 package dev.ferry.gds.io;
 
+import dev.ferry.device.cufile.ReadPath;
+
 import java.util.concurrent.atomic.AtomicLong;
 
 /** What one data source read: bytes, requests and time spent waiting on I/O. Thread-safe. */
@@ -9,6 +11,9 @@ public final class ReadCounters
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong waitNanos = new AtomicLong();
     private final AtomicLong unplannedReads = new AtomicLong();
+    private final AtomicLong trueDirectBytes = new AtomicLong();
+    private final AtomicLong compatModeBytes = new AtomicLong();
+    private final AtomicLong posixBytes = new AtomicLong();
 
     void recordRequest(long byteCount)
     {
@@ -24,6 +29,40 @@ public final class ReadCounters
     void recordUnplannedRead()
     {
         unplannedReads.incrementAndGet();
+    }
+
+    /** Bytes a device route moved into device memory, by the path the read really took (aligned supersets included). */
+    void recordOutcome(ReadPath path, long byteCount)
+    {
+        switch (path) {
+            case TRUE_DIRECT:
+                trueDirectBytes.addAndGet(byteCount);
+                break;
+            case COMPAT_MODE:
+                compatModeBytes.addAndGet(byteCount);
+                break;
+            case POSIX:
+                posixBytes.addAndGet(byteCount);
+                break;
+        }
+    }
+
+    /** Bytes read into device memory by DMA from storage (cuFile with GDS; O_DIRECT into the simulated arena). */
+    public long trueDirectBytes()
+    {
+        return trueDirectBytes.get();
+    }
+
+    /** Bytes cuFile served in compatibility mode (POSIX read plus a bounce copy inside cuFile). */
+    public long compatModeBytes()
+    {
+        return compatModeBytes.get();
+    }
+
+    /** Bytes read through the page cache and copied to the device (BOUNCE, and GDS where cuFile/O_DIRECT was refused). */
+    public long posixBytes()
+    {
+        return posixBytes.get();
     }
 
     /** Bytes read from the file, gaps read by coalescing included. */

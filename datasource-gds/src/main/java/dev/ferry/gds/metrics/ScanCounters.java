@@ -14,6 +14,9 @@ public final class ScanCounters
     private long hostBytes;
     private long bounceBytes;
     private long gdsBytes;
+    private long trueDirectBytes;
+    private long compatModeBytes;
+    private long posixBytes;
     private long readRequests;
     private long unplannedReads;
     private long readNanos;
@@ -40,6 +43,9 @@ public final class ScanCounters
         readRequests += counters.requests();
         unplannedReads += counters.unplannedReads();
         readNanos += counters.waitNanos();
+        trueDirectBytes += counters.trueDirectBytes();
+        compatModeBytes += counters.compatModeBytes();
+        posixBytes += counters.posixBytes();
     }
 
     public void addIoWaitNanos(long nanos)
@@ -86,6 +92,9 @@ public final class ScanCounters
         long requests = readRequests;
         long unplanned = unplannedReads;
         long read = readNanos;
+        long direct = trueDirectBytes;
+        long compat = compatModeBytes;
+        long posix = posixBytes;
         for (ReadCountersOf source : open) {
             switch (source.route()) {
                 case HOST:
@@ -101,11 +110,17 @@ public final class ScanCounters
             requests += source.counters().requests();
             unplanned += source.counters().unplannedReads();
             read += source.counters().waitNanos();
+            direct += source.counters().trueDirectBytes();
+            compat += source.counters().compatModeBytes();
+            posix += source.counters().posixBytes();
         }
         List<CustomTaskMetric> metrics = new ArrayList<>();
         metrics.add(GdsMetric.HOST_BYTES.value(host));
         metrics.add(GdsMetric.BOUNCE_BYTES.value(bounce));
         metrics.add(GdsMetric.GDS_BYTES.value(gds));
+        metrics.add(GdsMetric.TRUE_DIRECT_BYTES.value(direct));
+        metrics.add(GdsMetric.COMPAT_MODE_BYTES.value(compat));
+        metrics.add(GdsMetric.POSIX_BYTES.value(posix));
         metrics.add(GdsMetric.READ_REQUESTS.value(requests));
         metrics.add(GdsMetric.UNPLANNED_READS.value(unplanned));
         metrics.add(GdsMetric.IO_WAIT_MS.value(TimeUnit.NANOSECONDS.toMillis(ioWaitNanos + openIoWaitNanos)));

@@ -1,20 +1,21 @@
 package dev.ferry.gds.route;
 
-import dev.ferry.device.cuda.CudaAvailability;
-import dev.ferry.device.cuda.CudaProbe;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.host.HostBackend;
 
-/** Whether this JVM can reach a GPU, and why (not); the CUDA probe in production, a fake in tests. */
+/** Whether this JVM's device runtime can put file bytes on a GPU, and why (not); the runtime in production, a fake in tests. */
 @FunctionalInterface
 public interface DeviceProbe
 {
     DeviceVerdict probe();
 
-    /** The device runtime's cached CUDA probe. */
-    static DeviceProbe cuda()
+    /** A GPU-capable backend ({@code cuda}, {@code simulated}) with at least one device; the {@code host} backend is not one. */
+    static DeviceProbe of(DeviceRuntime runtime)
     {
         return () -> {
-            CudaAvailability availability = CudaProbe.availability();
-            return new DeviceVerdict(availability.available(), availability.reason());
+            boolean available = !HostBackend.NAME.equals(runtime.backendName()) && runtime.deviceCount() > 0;
+            return new DeviceVerdict(available, "device backend " + runtime.backendName() + " with " + runtime.deviceCount() + " device(s): "
+                    + runtime.selectionReason());
         };
     }
 }

@@ -12,61 +12,68 @@ import java.util.concurrent.atomic.AtomicLong;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Chooses the route per file. HOST is always possible. The GDS and BOUNCE data sources (cuFile into
- * device buffers, pinned bounce buffers) are not part of this build yet, so a forced {@code gds} or
- * {@code bounce} is refused with the reason, and {@code auto} on a machine with a GPU reads on the
- * host, logged and counted as a fallback. Without a GPU the topology policy's file rule answers HOST
- * ("no GPU destination"), so it is not consulted per file.
+ * Chooses the route per file. {@code host}: always HOST. {@code gds}, {@code bounce}: served when
+ * the device runtime has a GPU-capable backend ({@code cuda}, or {@code simulated}, whose GDS reads
+ * are O_DIRECT into simulated device memory), refused with the reason otherwise. {@code auto}: HOST
+ * when the runtime has no GPU (the topology policy's file rule answers HOST, "no GPU destination",
+ * so it is not consulted per file); else the topology policy's answer for the file's placement and
+ * the device the task's batch lands on. When the placement cannot be judged (the mount table is
+ * unreadable, say) auto reads on BOUNCE, which works on any local file, logged and counted as a
+ * fallback.
  */
 public final class RouteChooser
 {
     private static final Logger log = LoggerFactory.getLogger(RouteChooser.class);
     private static final AtomicLong FALLBACKS = new AtomicLong();
-    static final String DEVICE_ROUTES_MISSING = "reads into device memory (GDS, BOUNCE) are not wired into the gds reader in this build";
 
     private final GdsRouteSetting setting;
     private final DeviceProbe device;
+    private final FileRouteAdvisor advisor;
 
-    public RouteChooser(GdsRouteSetting setting, DeviceProbe device)
+    public RouteChooser(GdsRouteSetting setting, DeviceProbe device, FileRouteAdvisor advisor)
     {
         this.setting = requireNonNull(setting, "setting is null");
         this.device = requireNonNull(device, "device is null");
+        this.advisor = requireNonNull(advisor, "advisor is null");
     }
 
-    public RouteChoice choose(String file)
+    /** The route for reading {@code file} into device {@code deviceOrdinal} (ignored on HOST). */
+    public RouteChoice choose(String file, int deviceOrdinal)
     {
         switch (setting) {
             case HOST:
                 return new RouteChoice(IoRoute.HOST, GdsConfigKeys.ROUTE.name() + "=host", false);
             case GDS:
-            case BOUNCE:
-                throw refuse(file);
-            case AUTO:
+            case BOUNCE: {
+                DeviceVerdict verdict = device.probe();
+                String name = setting.name().toLowerCase(Locale.ROOT);
+                if (!verdict.available()) {
+                    throw new RouteRefusedException(GdsConfigKeys.ROUTE.name() + "=" + name + " cannot read " + file + ": the device runtime has no GPU-capable backend ("
+                            + verdict.reason() + "); set spark.ferry.device=cuda on a GPU machine or spark.ferry.device=simulated, or use route auto or host");
+                }
+                return new RouteChoice(setting == GdsRouteSetting.GDS ? IoRoute.GDS : IoRoute.BOUNCE, GdsConfigKeys.ROUTE.name() + "=" + name + " on " + verdict.reason(), false);
+            }
+            case AUTO: {
                 DeviceVerdict verdict = device.probe();
                 if (!verdict.available()) {
                     return new RouteChoice(IoRoute.HOST, "no GPU destination (" + verdict.reason() + "): plain host I/O", false);
                 }
-                FALLBACKS.incrementAndGet();
-                log.warn("{}: a GPU is available ({}) but {}; reading on the HOST route", file, verdict.reason(), DEVICE_ROUTES_MISSING);
-                return new RouteChoice(IoRoute.HOST, "GPU available but " + DEVICE_ROUTES_MISSING, true);
+                try {
+                    return advisor.advise(file, deviceOrdinal);
+                }
+                catch (RuntimeException e) {
+                    FALLBACKS.incrementAndGet();
+                    log.warn("{}: cannot judge the file's placement for GDS ({}); reading on the BOUNCE route", file, e.toString());
+                    return new RouteChoice(IoRoute.BOUNCE, "placement unknown (" + e.getMessage() + "): BOUNCE works for any local file", true);
+                }
+            }
         }
         throw new IllegalStateException("Unknown route setting " + setting);
     }
 
-    /** Fallbacks from a preferred device route to HOST in this JVM. */
+    /** Fallbacks from the policy's route in this JVM. */
     public static long fallbacks()
     {
         return FALLBACKS.get();
-    }
-
-    private RouteRefusedException refuse(String file)
-    {
-        DeviceVerdict verdict = device.probe();
-        String name = setting.name().toLowerCase(Locale.ROOT);
-        if (!verdict.available()) {
-            return new RouteRefusedException(GdsConfigKeys.ROUTE.name() + "=" + name + " cannot read " + file + ": device runtime not available ("
-                    + verdict.reason() + ")");
-        }
-        return new RouteRefusedException(GdsConfigKeys.ROUTE.name() + "=" + name + " cannot read " + file + ": " + DEVICE_ROUTES_MISSING);
     }
 }

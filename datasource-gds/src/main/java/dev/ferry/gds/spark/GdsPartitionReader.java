@@ -1,7 +1,11 @@
 package dev.ferry.gds.spark;
 
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.gds.io.AbstractParquetDataSource;
+import dev.ferry.gds.io.BounceParquetDataSource;
 import dev.ferry.gds.io.CorruptParquetException;
+import dev.ferry.gds.io.GdsParquetDataSource;
 import dev.ferry.gds.io.HostParquetDataSource;
 import dev.ferry.gds.metrics.ScanCounters;
 import dev.ferry.gds.plan.FileSlice;
@@ -10,6 +14,7 @@ import dev.ferry.gds.plan.GdsReadSettings;
 import dev.ferry.gds.read.DecodedBatch;
 import dev.ferry.gds.read.ParquetSliceReader;
 import dev.ferry.gds.route.DeviceProbe;
+import dev.ferry.gds.route.ExecutorDevices;
 import dev.ferry.gds.route.RouteChoice;
 import dev.ferry.gds.route.RouteChooser;
 import org.apache.arrow.memory.BufferAllocator;
@@ -20,7 +25,6 @@ import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.ArrowUtils;
-import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.slf4j.Logger;
@@ -29,9 +33,11 @@ import org.slf4j.LoggerFactory;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -55,7 +61,9 @@ final class GdsPartitionReader
     private final StructType dataReadSchema;
     private final StructType partitionSchema;
     private final StructType requestedPartitions;
-    private final RouteChooser routes;
+    private final Map<String, String> deviceConf;
+    private RouteChooser routes;
+    private DeviceRuntime runtime;
     private final BufferAllocator allocator;
     private final Optional<ExecutorService> readPool;
     private final Optional<ExecutorService> prefetcher;
@@ -68,7 +76,7 @@ final class GdsPartitionReader
     private ColumnarBatch current;
 
     GdsPartitionReader(List<FileSlice> slices, GdsReadSettings settings, ParquetReadOptions options, StructType readSchema, StructType dataReadSchema,
-            StructType partitionSchema)
+            StructType partitionSchema, Map<String, String> deviceConf)
     {
         this.slices = List.copyOf(requireNonNull(slices, "slices is null")).iterator();
         this.settings = requireNonNull(settings, "settings is null");
@@ -83,7 +91,7 @@ final class GdsPartitionReader
             }
         }
         this.requestedPartitions = new StructType(requested.toArray(new StructField[0]));
-        this.routes = new RouteChooser(settings.route(), DeviceProbe.cuda());
+        this.deviceConf = Map.copyOf(requireNonNull(deviceConf, "deviceConf is null"));
         this.allocator = ArrowUtils.rootAllocator().newChildAllocator("ferry-gds-reader", 0, Long.MAX_VALUE);
         this.readPool = settings.readThreads() > 1
                 ? Optional.of(Executors.newFixedThreadPool(settings.readThreads(), runnable -> {
@@ -164,12 +172,8 @@ final class GdsPartitionReader
             throws IOException
     {
         slice = next;
-        RouteChoice route = routes.choose(next.file().path());
-        if (route.fallback()) {
-            counters.addRouteFallback();
-        }
         try {
-            source = HostParquetDataSource.open(FooterCollector.localPath(next.file().path()), next.file().path(), settings.readPlanning(), readPool);
+            source = openSource(next);
             sliceReader = new ParquetSliceReader(next, source, settings, options, dataReadSchema, allocator, prefetcher);
             partitionVectors = new PartitionVectors(requestedPartitions, partitionSchema, next.file().partitionValues(), settings.caseSensitive());
         }
@@ -177,6 +181,35 @@ final class GdsPartitionReader
             closeSlice();
             skipOrRethrow(e);
         }
+    }
+
+    private AbstractParquetDataSource openSource(FileSlice next)
+            throws IOException
+    {
+        Path path = FooterCollector.localPath(next.file().path());
+        if (settings.route() == GdsRouteSetting.HOST) {
+            // A forced host read never needs the device runtime.
+            return HostParquetDataSource.open(path, next.file().path(), settings.readPlanning(), readPool);
+        }
+        if (routes == null) {
+            runtime = ExecutorDevices.runtime(deviceConf);
+            routes = new RouteChooser(settings.route(), DeviceProbe.of(runtime), ExecutorDevices.advisor(runtime));
+        }
+        int device = ExecutorDevices.taskDevice(runtime);
+        RouteChoice route = routes.choose(next.file().path(), device);
+        if (route.fallback()) {
+            counters.addRouteFallback();
+        }
+        log.debug("{}: {} route ({})", next.file().path(), route.route(), route.reason());
+        switch (route.route()) {
+            case GDS:
+                return GdsParquetDataSource.open(runtime, device, path, next.file().path(), settings.readPlanning(), readPool, settings.readThreads());
+            case BOUNCE:
+                return BounceParquetDataSource.open(runtime, device, path, next.file().path(), settings.readPlanning(), readPool);
+            case HOST:
+                return HostParquetDataSource.open(path, next.file().path(), settings.readPlanning(), readPool);
+        }
+        throw new IllegalStateException("Unknown route " + route.route());
     }
 
     private ColumnarBatch assemble(DecodedBatch batch)
@@ -189,7 +222,7 @@ final class GdsPartitionReader
             StructField field = readSchema.fields()[index];
             boolean isPartition = requestedPartitions.getFieldIndex(field.name()).isDefined();
             FieldVector vector = isPartition ? partitions.get(partition++) : batch.columns().get(data++);
-            columns[index] = new ArrowColumnVector(vector);
+            columns[index] = FlatArrowColumnVector.of(vector);
         }
         return new ColumnarBatch(columns, batch.rows());
     }

@@ -9,6 +9,9 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.util.SerializableConfiguration;
 
+import java.util.HashMap;
+import java.util.Map;
+
 import static java.util.Objects.requireNonNull;
 
 /** Shipped to the tasks: everything they need to read their row groups. */
@@ -22,15 +25,17 @@ final class GdsReaderFactory
     private final StructType readSchema;
     private final StructType dataReadSchema;
     private final StructType partitionSchema;
+    private final HashMap<String, String> deviceConf;
 
     GdsReaderFactory(GdsReadSettings settings, SerializableConfiguration hadoopConf, StructType readSchema, StructType dataReadSchema,
-            StructType partitionSchema)
+            StructType partitionSchema, Map<String, String> deviceConf)
     {
         this.settings = requireNonNull(settings, "settings is null");
         this.hadoopConf = requireNonNull(hadoopConf, "hadoopConf is null");
         this.readSchema = requireNonNull(readSchema, "readSchema is null");
         this.dataReadSchema = requireNonNull(dataReadSchema, "dataReadSchema is null");
         this.partitionSchema = requireNonNull(partitionSchema, "partitionSchema is null");
+        this.deviceConf = new HashMap<>(requireNonNull(deviceConf, "deviceConf is null"));
     }
 
     @Override
@@ -43,7 +48,7 @@ final class GdsReaderFactory
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition)
     {
         return new GdsPartitionReader(((GdsInputPartition) partition).slices(), settings, GdsTableState.readOptions(hadoopConf.value(), settings),
-                readSchema, dataReadSchema, partitionSchema);
+                readSchema, dataReadSchema, partitionSchema, deviceConf);
     }
 
     @Override

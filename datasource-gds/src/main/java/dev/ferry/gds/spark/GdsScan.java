@@ -1,5 +1,9 @@
 package dev.ferry.gds.spark;
 
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.gds.GdsConfigKeys;
+import dev.ferry.gds.GdsRouteSetting;
+import dev.ferry.gds.io.IoRoute;
 import dev.ferry.gds.metrics.GdsMetric;
 import dev.ferry.gds.plan.FileSlice;
 import dev.ferry.gds.plan.PartitionPruner;
@@ -8,6 +12,7 @@ import dev.ferry.gds.plan.SchemaInference;
 import dev.ferry.gds.plan.SplitPlan;
 import dev.ferry.gds.plan.SplitPlanner;
 import dev.ferry.gds.route.DeviceProbe;
+import dev.ferry.gds.route.ExecutorDevices;
 import dev.ferry.gds.route.RouteChoice;
 import dev.ferry.gds.route.RouteChooser;
 import dev.ferry.gds.route.RouteRefusedException;
@@ -32,7 +37,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
+
+import scala.jdk.javaapi.CollectionConverters;
 
 import static java.util.Objects.requireNonNull;
 
@@ -40,6 +48,8 @@ import static java.util.Objects.requireNonNull;
 final class GdsScan
         implements SupportsReportStatistics, Batch
 {
+    private static final String DEVICE_PREFIX = "spark.ferry.device";
+
     private final GdsTableState state;
     private final StructType readSchema;
     private final List<Filter> filters;
@@ -105,7 +115,7 @@ final class GdsScan
             }
         }
         return new GdsReaderFactory(state.settings(), new SerializableConfiguration(state.hadoopConf()), readSchema,
-                new StructType(data.toArray(new StructField[0])), partitionSchema);
+                new StructType(data.toArray(new StructField[0])), partitionSchema, deviceConf());
     }
 
     @Override
@@ -154,16 +164,42 @@ final class GdsScan
         return plan;
     }
 
-    // What this machine would choose, as a hint: each executor decides for itself when it opens a file.
+    // What this machine would choose for the first file, as a hint: each executor decides per file when it opens it.
     private String routeOnThisMachine()
     {
+        if (state.settings().route() == GdsRouteSetting.HOST) {
+            return "HOST: " + GdsConfigKeys.ROUTE.name() + "=host";
+        }
         try {
-            RouteChoice choice = new RouteChooser(state.settings().route(), DeviceProbe.cuda()).choose("files of " + state.name());
-            return choice.route() + ": " + choice.reason();
+            DeviceRuntime runtime = ExecutorDevices.runtime(deviceConf());
+            RouteChooser chooser = new RouteChooser(state.settings().route(), DeviceProbe.of(runtime), ExecutorDevices.advisor(runtime));
+            String file = state.files().isEmpty() ? "files of " + state.name() : state.files().get(0).file().path();
+            RouteChoice choice = chooser.choose(file, 0);
+            String decode = choice.route() == IoRoute.HOST
+                    ? "decode on the host"
+                    : "chunks land in device memory, then are copied device->host for host decode (GPU decode is a later step; a device consumer would take the device buffers)";
+            return choice.route() + ": " + choice.reason() + "; " + decode;
         }
         catch (RouteRefusedException e) {
             return "refused: " + e.getMessage();
         }
+    }
+
+    /** The {@code spark.ferry.device.*} settings of this read (options win over the session), shipped so executors build the same device runtime. */
+    private Map<String, String> deviceConf()
+    {
+        Map<String, String> conf = new TreeMap<>();
+        for (Map.Entry<String, String> entry : CollectionConverters.asJava(state.spark().conf().getAll()).entrySet()) {
+            if (entry.getKey().startsWith(DEVICE_PREFIX)) {
+                conf.put(entry.getKey(), entry.getValue());
+            }
+        }
+        for (Map.Entry<String, String> entry : state.options().asCaseSensitiveMap().entrySet()) {
+            if (entry.getKey().startsWith(DEVICE_PREFIX)) {
+                conf.put(entry.getKey(), entry.getValue());
+            }
+        }
+        return conf;
     }
 
     private boolean isPartitionColumn(StructField field, StructType partitionSchema)

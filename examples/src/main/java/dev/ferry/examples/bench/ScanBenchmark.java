@@ -1,5 +1,6 @@
 package dev.ferry.examples.bench;
 
+import dev.ferry.examples.launch.SparkJvm;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.Dataset;
@@ -21,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
@@ -28,10 +30,11 @@ import java.util.stream.Stream;
  * {@code bin/ferry bench scan}: the same scan-and-aggregate queries over the same Parquet files
  * (mixed types, half snappy, half zstd) read with the {@code gds} data source and with Spark's
  * built-in vectorized Parquet reader in one run; prints per-query times, the time ratio and the bytes
- * read. Data is generated once and cached under {@code target/bench-data}. Not a test.
+ * read. Data is generated once and cached under {@code examples/target/bench-data} (from the repository
+ * root; else {@code target/bench-data}). Not a test.
  *
  * <pre>
- * ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--conf k=v]...
+ * ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--query q1] [--conf k=v]...
  * </pre>
  * {@code --quick} is {@code --gb 0.1 --runs 2}.
  */
@@ -53,17 +56,21 @@ public final class ScanBenchmark
     private static final List<Query> QUERIES = List.of(
             new Query("q1-sum-numeric", "SELECT count(*), sum(v), sum(price), avg(qty), sum(id) FROM t"),
             new Query("q2-group-by", "SELECT k, count(*), sum(v), max(ts), min(day) FROM t GROUP BY k"),
-            new Query("q3-strings-bools", "SELECT sum(length(note)), count(DISTINCT substr(name, 1, 7)), sum(CASE WHEN flag THEN 1 ELSE 0 END) FROM t"),
+            new Query("q3-strings-bools", "SELECT sum(length(note)), max(name), sum(CASE WHEN flag THEN 1 ELSE 0 END) FROM t"),
             new Query("q4-filtered", "SELECT count(*), sum(v), max(name) FROM t WHERE qty < 20000"));
 
-    // About 56-58 bytes a row once compressed (measured).
-    private static final long BYTES_PER_ROW = 56;
+    // About 55 bytes a row once compressed (measured: 17.9M rows made 0.97 GB); a little less so --gb 1 gives at least 1 GB.
+    private static final long BYTES_PER_ROW = 52;
 
     private ScanBenchmark() {}
 
     public static void main(String[] args)
-            throws IOException
+            throws IOException, InterruptedException
     {
+        int childExit = SparkJvm.relaunchIfNeeded(ScanBenchmark.class, args);
+        if (childExit >= 0) {
+            System.exit(childExit);
+        }
         Options options = Options.parse(args);
         SparkSession.Builder builder = SparkSession.builder()
                 .master(options.master)
@@ -82,7 +89,13 @@ public final class ScanBenchmark
             System.out.printf(Locale.ROOT, "data: %s, %.2f GB on disk (snappy and zstd halves), %s, gds route %s%n", data, fileBytes / 1e9, options.master, options.route);
             List<Result> results = new ArrayList<>();
             for (Query query : QUERIES) {
-                results.add(run(spark, data, query, options, input));
+                if (options.query != null && !query.name.startsWith(options.query)) {
+                    continue;
+                }
+                Result result = run(spark, data, query, options, input);
+                System.out.printf(Locale.ROOT, "%s: gds %.2f s (task time decoding %.2f s, waiting for reads %.2f s), parquet %.2f s%n", result.name, result.gdsNanos / 1e9,
+                        result.decodeMs / 1e3, result.ioWaitMs / 1e3, result.parquetNanos / 1e9);
+                results.add(result);
             }
             print(results, options);
         }
@@ -95,6 +108,9 @@ public final class ScanBenchmark
     {
         Dataset<Row> gds = spark.read().format("gds").option("spark.ferry.gds.route", options.route).load(data.toString());
         Dataset<Row> parquet = spark.read().parquet(data.toString());
+        if (query == QUERIES.get(0) || options.query != null) {
+            System.out.printf(Locale.ROOT, "scan partitions: gds %d, parquet %d%n", gds.rdd().getNumPartitions(), parquet.rdd().getNumPartitions());
+        }
         // Warm-up (JIT, page cache) and a check that both readers agree.
         List<Row> ours = time(spark, gds, query).rows;
         List<Row> theirs = time(spark, parquet, query).rows;
@@ -105,6 +121,9 @@ public final class ScanBenchmark
         long[] parquetNanos = new long[options.runs];
         long gdsBytes = 0;
         long parquetBytes = 0;
+        long[] readPaths = new long[3];
+        long lastDecodeMs = 0;
+        long lastIoWaitMs = 0;
         for (int run = 0; run < options.runs; run++) {
             // Alternate the order so neither reader always runs on a cache the other just warmed.
             if (run % 2 == 0) {
@@ -114,19 +133,25 @@ public final class ScanBenchmark
                 gdsNanos[run] = a.nanos;
                 parquetNanos[run] = b.nanos;
                 gdsBytes = a.gdsBytes;
-                parquetBytes = input.bytes.get();
+                readPaths = a.readPaths;
+                lastDecodeMs = a.decodeMs;
+                lastIoWaitMs = a.ioWaitMs;
+                parquetBytes = Math.max(input.bytes.get(), b.gdsBytes);
             }
             else {
                 input.reset();
                 Timed b = time(spark, parquet, query);
-                parquetBytes = input.bytes.get();
+                parquetBytes = Math.max(input.bytes.get(), b.gdsBytes);
                 Timed a = time(spark, gds, query);
                 gdsNanos[run] = a.nanos;
                 parquetNanos[run] = b.nanos;
                 gdsBytes = a.gdsBytes;
+                readPaths = a.readPaths;
+                lastDecodeMs = a.decodeMs;
+                lastIoWaitMs = a.ioWaitMs;
             }
         }
-        return new Result(query.name, median(gdsNanos), median(parquetNanos), gdsBytes, parquetBytes);
+        return new Result(query.name, median(gdsNanos), median(parquetNanos), gdsBytes, parquetBytes, readPaths, lastDecodeMs, lastIoWaitMs);
     }
 
     private static Timed time(SparkSession spark, Dataset<Row> source, Query query)
@@ -137,11 +162,18 @@ public final class ScanBenchmark
         List<Row> rows = frame.collectAsList();
         long nanos = System.nanoTime() - start;
         // Task-end events (Spark's input bytes) arrive on the listener bus, after the job.
-        spark.sparkContext().listenerBus().waitUntilEmpty();
-        return new Timed(rows, nanos, scanBytes(frame.queryExecution().executedPlan()));
+        try {
+            spark.sparkContext().listenerBus().waitUntilEmpty();
+        }
+        catch (TimeoutException e) {
+            throw new IllegalStateException("Spark's listener bus did not drain", e);
+        }
+        SparkPlan plan = frame.queryExecution().executedPlan();
+        return new Timed(rows, nanos, scanBytes(plan), new long[] {metric(plan, "trueDirectBytes"), metric(plan, "compatModeBytes"), metric(plan, "posixBytes")},
+                metric(plan, "decodeMs"), metric(plan, "ioWaitMs"));
     }
 
-    // Bytes the gds scans read, on every route (0 for Spark's reader, whose bytes come from the task input metrics).
+    // Bytes the gds scans read, on every route; for Spark's reader, the size of the files its scans read.
     private static long scanBytes(SparkPlan plan)
     {
         if (plan instanceof AdaptiveSparkPlanExec) {
@@ -151,6 +183,11 @@ public final class ScanBenchmark
             return scanBytes(((QueryStageExec) plan).plan());
         }
         long bytes = 0;
+        SQLMetric filesSize = CollectionConverters.asJava(plan.metrics()).get("filesSize");
+        if (filesSize != null) {
+            // Spark's file scan: the size of the files it read (its task input metrics stay 0 for local files in some setups).
+            bytes += filesSize.value();
+        }
         if (plan instanceof BatchScanExec) {
             Map<String, SQLMetric> metrics = CollectionConverters.asJava(plan.metrics());
             for (String name : new String[] {"hostBytes", "bounceBytes", "gdsBytes"}) {
@@ -164,16 +201,37 @@ public final class ScanBenchmark
         return bytes;
     }
 
+    // One gds scan metric summed over the plan's scans.
+    private static long metric(SparkPlan plan, String name)
+    {
+        if (plan instanceof AdaptiveSparkPlanExec) {
+            return metric(((AdaptiveSparkPlanExec) plan).executedPlan(), name);
+        }
+        if (plan instanceof QueryStageExec) {
+            return metric(((QueryStageExec) plan).plan(), name);
+        }
+        long value = 0;
+        if (plan instanceof BatchScanExec) {
+            SQLMetric metric = CollectionConverters.asJava(plan.metrics()).get(name);
+            value += metric == null ? 0 : metric.value();
+        }
+        for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
+            value += metric(child, name);
+        }
+        return value;
+    }
+
     private static Path generate(SparkSession spark, Options options)
             throws IOException
     {
+        long rows = (long) (options.gigabytes * 1e9 / BYTES_PER_ROW);
         Path data = options.data != null ? Path.of(options.data)
-                : Path.of("target", "bench-data", String.format(Locale.ROOT, "scan-%.2fgb", options.gigabytes)).toAbsolutePath();
+                : (Files.isDirectory(Path.of("examples", "target")) ? Path.of("examples", "target") : Path.of("target"))
+                        .resolve("bench-data").resolve(String.format(Locale.ROOT, "scan-%drows", rows)).toAbsolutePath();
         Path done = data.resolve("_GENERATED");
         if (Files.exists(done)) {
             return data;
         }
-        long rows = (long) (options.gigabytes * 1e9 / BYTES_PER_ROW);
         System.out.printf(Locale.ROOT, "generating %,d rows (about %.2f GB) into %s (once; cached)%n", rows, options.gigabytes, data);
         int files = Math.max(2, (int) Math.ceil(options.gigabytes * 8));
         long half = rows / 2;
@@ -215,6 +273,12 @@ public final class ScanBenchmark
                     (double) result.parquetNanos / result.gdsNanos, result.gdsBytes / 1e9, result.parquetBytes / 1e9);
         }
         System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx%n", "total", gdsTotal, parquetTotal, parquetTotal / gdsTotal);
+        for (Result result : results) {
+            if (result.readPaths[0] + result.readPaths[1] + result.readPaths[2] > 0) {
+                System.out.printf(Locale.ROOT, "gds read paths %s: trueDirect %.3f GB, compatMode %.3f GB, posix %.3f GB; %.2f GB/s%n", result.name,
+                        result.readPaths[0] / 1e9, result.readPaths[1] / 1e9, result.readPaths[2] / 1e9, result.gdsBytes / (result.gdsNanos / 1e9) / 1e9);
+            }
+        }
         System.out.printf(Locale.ROOT, "ratio = parquet time / gds time (median of %d runs after a warm-up; > 1 means gds is faster); target >= 1.5x on the host route%n",
                 options.runs);
     }
@@ -244,9 +308,10 @@ public final class ScanBenchmark
 
     private record Query(String name, String sql) {}
 
-    private record Timed(List<Row> rows, long nanos, long gdsBytes) {}
+    // scanBytes: what the query's scans report reading (see scanBytes()).
+    private record Timed(List<Row> rows, long nanos, long gdsBytes, long[] readPaths, long decodeMs, long ioWaitMs) {}
 
-    private record Result(String name, long gdsNanos, long parquetNanos, long gdsBytes, long parquetBytes) {}
+    private record Result(String name, long gdsNanos, long parquetNanos, long gdsBytes, long parquetBytes, long[] readPaths, long decodeMs, long ioWaitMs) {}
 
     private static final class InputBytes
             extends SparkListener
@@ -274,6 +339,7 @@ public final class ScanBenchmark
         String data;
         String master = "local[*]";
         String route = "host";
+        String query;
         final Map<String, String> conf = new java.util.LinkedHashMap<>();
 
         static Options parse(String[] args)
@@ -300,6 +366,9 @@ public final class ScanBenchmark
                     case "--master":
                         options.master = value(args, ++index, arg);
                         break;
+                    case "--query":
+                        options.query = value(args, ++index, arg);
+                        break;
                     case "--route":
                         options.route = value(args, ++index, arg);
                         break;
@@ -314,7 +383,7 @@ public final class ScanBenchmark
                     }
                     default:
                         throw new IllegalArgumentException("Unknown argument " + arg
-                                + "; usage: ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--conf k=v]...");
+                                + "; usage: ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--query q1] [--conf k=v]...");
                 }
             }
             if (options.runs < 1 || options.gigabytes <= 0) {

@@ -1,5 +1,6 @@
 package dev.ferry.examples.demo;
 
+import dev.ferry.examples.launch.SparkJvm;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -25,7 +26,6 @@ import dev.ferry.topology.file.TopologyFileReader;
 import dev.ferry.topology.report.DecisionReport;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
-import org.apache.spark.launcher.JavaModuleOptions;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -41,7 +41,6 @@ import org.apache.spark.sql.execution.SparkPlan;
  */
 public final class DemoCommand
 {
-    private static final String CHILD_MARKER = "ferry.demo.child";
     private static final int STEPS = 7;
 
     private final PrintStream out;
@@ -69,9 +68,9 @@ public final class DemoCommand
             System.out.print(DemoArguments.USAGE);
             System.exit(0);
         }
-        if (!modulesOpen() && System.getProperty(CHILD_MARKER) == null) {
-            // Spark on Java 17 needs the JDK's internals opened (spark-submit adds these flags); rerun with them.
-            System.exit(relaunchWithModuleOptions(args));
+        int childExit = SparkJvm.relaunchIfNeeded(DemoCommand.class, args);
+        if (childExit >= 0) {
+            System.exit(childExit);
         }
         int exitCode;
         try {
@@ -84,32 +83,7 @@ public final class DemoCommand
         System.exit(exitCode);
     }
 
-    private static boolean modulesOpen()
-    {
-        Module unnamed = DemoCommand.class.getModule();
-        return Object.class.getModule().isOpen("java.nio", unnamed) && Object.class.getModule().isOpen("sun.nio.ch", unnamed)
-                && Object.class.getModule().isOpen("java.lang", unnamed) && Object.class.getModule().isOpen("java.util", unnamed);
-    }
 
-    private static int relaunchWithModuleOptions(String[] args)
-            throws IOException, InterruptedException
-    {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of(JavaModuleOptions.defaultModuleOptionArray()));
-        command.add("-D" + CHILD_MARKER + "=true");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(DemoCommand.class.getName());
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
-        if (System.getenv("SPARK_HOME") == null) {
-            // local-cluster workers put executor directories under SPARK_HOME/work (else ./work): keep them out of the user's directory.
-            builder.environment().put("SPARK_HOME", Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "ferry-demo-spark-home")).toString());
-        }
-        Process child = builder.start();
-        return child.waitFor();
-    }
 
     private int run(DemoArguments arguments)
             throws IOException, InterruptedException

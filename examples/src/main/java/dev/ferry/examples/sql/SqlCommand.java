@@ -1,5 +1,6 @@
 package dev.ferry.examples.sql;
 
+import dev.ferry.examples.launch.SparkJvm;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,7 +9,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.spark.launcher.JavaModuleOptions;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -25,7 +25,6 @@ import static org.apache.spark.sql.functions.col;
  */
 public final class SqlCommand
 {
-    private static final String CHILD_MARKER = "ferry.sql.child";
 
     private SqlCommand() {}
 
@@ -42,9 +41,9 @@ public final class SqlCommand
             System.exit(2);
             return;
         }
-        if (!modulesOpen() && System.getProperty(CHILD_MARKER) == null) {
-            // Spark on Java 17 needs the JDK's internals opened (spark-submit adds these flags); rerun with them.
-            System.exit(relaunchWithModuleOptions(args));
+        int childExit = SparkJvm.relaunchIfNeeded(SqlCommand.class, args);
+        if (childExit >= 0) {
+            System.exit(childExit);
         }
         try {
             run(arguments);
@@ -56,27 +55,7 @@ public final class SqlCommand
         System.exit(0);
     }
 
-    private static boolean modulesOpen()
-    {
-        Module unnamed = SqlCommand.class.getModule();
-        return Object.class.getModule().isOpen("java.nio", unnamed) && Object.class.getModule().isOpen("sun.nio.ch", unnamed)
-                && Object.class.getModule().isOpen("java.lang", unnamed) && Object.class.getModule().isOpen("java.util", unnamed);
-    }
 
-    private static int relaunchWithModuleOptions(String[] args)
-            throws IOException, InterruptedException
-    {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of(JavaModuleOptions.defaultModuleOptionArray()));
-        command.add("-D" + CHILD_MARKER + "=true");
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(SqlCommand.class.getName());
-        command.addAll(List.of(args));
-        Process child = new ProcessBuilder(command).inheritIO().start();
-        return child.waitFor();
-    }
 
     static void run(SqlArguments arguments)
             throws IOException, InterruptedException
