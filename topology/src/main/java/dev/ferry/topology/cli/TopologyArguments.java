@@ -21,6 +21,7 @@ import static java.util.Objects.requireNonNull;
  * @param topology a topology file to load
  * @param file {@code --file PATH}: a file of this machine whose reads to decide too
  * @param peerMemory {@code --peermem yes|no}: overrides the peer-memory fact of every node
+ * @param svg {@code --svg FILE}: also write an SVG drawing of the topology and its routes there
  * @param json print JSON instead of text
  * @param help print usage
  * @param conf {@code --conf key=value} settings
@@ -31,16 +32,17 @@ record TopologyArguments(
         Optional<Path> topology,
         Optional<Path> file,
         Optional<Boolean> peerMemory,
+        Optional<Path> svg,
         boolean json,
         boolean help,
         Map<String, String> conf)
 {
-    private static final Set<String> TAKES_VALUE = Set.of("--nvidia-smi", "--sysfs", "--topology", "--file", "--peermem", "--conf");
+    private static final Set<String> TAKES_VALUE = Set.of("--nvidia-smi", "--sysfs", "--topology", "--file", "--peermem", "--svg", "--conf");
     private static final List<String> KNOWN_KEYS = new TopologyConfigKeys().keys().stream().map(ConfigKey::name).toList();
 
     static final String USAGE = String.join("\n",
             "Usage: ferry topology [--nvidia-smi FILE | --topology FILE | --sysfs DIR | --file PATH] [--peermem yes|no] [--json]",
-            "                      [--conf spark.ferry.KEY=VALUE]...",
+            "                      [--svg FILE] [--conf spark.ferry.KEY=VALUE]...",
             "",
             "Prints the device matrix (GPUs, RDMA NICs, NVMe) and every route decision with its reason.",
             "With no input it probes this machine and says what it could not see.",
@@ -53,6 +55,8 @@ record TopologyArguments(
             "                      mount table and /sys, so it cannot go with --nvidia-smi, --topology or --sysfs",
             "  --peermem yes|no    whether a peer-memory module (nvidia_peermem) or DMA-BUF is available",
             "  --json              print one JSON object instead of text",
+            "  --svg FILE          also write an SVG drawing of the nodes, GPUs, NICs, NVMe drives and links, each",
+            "                      link labelled with its path and route; the report is still printed",
             "  --conf KEY=VALUE    a spark.ferry.* setting, e.g. spark.ferry.route.p2pLevel=PHB",
             "  --help              print this text",
             "");
@@ -64,6 +68,7 @@ record TopologyArguments(
         requireNonNull(topology, "topology is null");
         requireNonNull(file, "file is null");
         requireNonNull(peerMemory, "peerMemory is null");
+        requireNonNull(svg, "svg is null");
         conf = Map.copyOf(requireNonNull(conf, "conf is null"));
     }
 
@@ -75,6 +80,7 @@ record TopologyArguments(
         Optional<Path> topology = Optional.empty();
         Optional<Path> file = Optional.empty();
         Optional<Boolean> peerMemory = Optional.empty();
+        Optional<Path> svg = Optional.empty();
         boolean json = false;
         boolean help = false;
         Map<String, String> conf = new LinkedHashMap<>();
@@ -111,6 +117,9 @@ record TopologyArguments(
                 case "--file":
                     file = once(arg, file, value);
                     break;
+                case "--svg":
+                    svg = once(arg, svg, value);
+                    break;
                 case "--peermem":
                     if (peerMemory.isPresent()) {
                         throw new IllegalArgumentException("--peermem given twice");
@@ -142,7 +151,7 @@ record TopologyArguments(
             throw new IllegalArgumentException("--file is located through this machine's mount table and /sys, so it goes only with "
                     + "the probe of this machine, not with --nvidia-smi, --topology or --sysfs");
         }
-        return new TopologyArguments(nvidiaSmi, sysfs, topology, file, peerMemory, json, help, conf);
+        return new TopologyArguments(nvidiaSmi, sysfs, topology, file, peerMemory, svg, json, help, conf);
     }
 
     private static String next(List<String> args, int index, String option)

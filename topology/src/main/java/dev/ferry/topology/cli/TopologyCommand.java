@@ -13,12 +13,20 @@ import dev.ferry.topology.probe.ProbeOptions;
 import dev.ferry.topology.probe.mount.FilePlacementProbe;
 import dev.ferry.topology.report.DecisionReport;
 import dev.ferry.topology.report.JsonReport;
+import dev.ferry.topology.report.SvgRenderer;
 import dev.ferry.topology.report.TextReport;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
 import dev.ferry.topology.smi.NvidiaSmiTopology;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -74,6 +82,9 @@ public final class TopologyCommand
             ClusterTopology cluster = overridePeerMemory(load(arguments, machine), arguments);
             Optional<FilePlacement> file = arguments.file().map(path -> files.locate(path).placement());
             DecisionReport report = DecisionReport.decide(cluster, policy, file);
+            if (arguments.svg().isPresent()) {
+                writeSvg(arguments.svg().get(), report);
+            }
             out.print(arguments.json() ? JsonReport.render(report) + "\n" : TextReport.render(report));
             out.flush();
             return OK;
@@ -81,6 +92,18 @@ public final class TopologyCommand
         catch (FerryException e) {
             err.println("ferry topology: " + (e.category() == ErrorCategory.USER_ERROR ? "" : e.category() + ": ") + e.getMessage());
             return FAILED;
+        }
+    }
+
+    private static void writeSvg(Path target, DecisionReport report)
+    {
+        try {
+            Files.writeString(target, SvgRenderer.render(report), StandardCharsets.UTF_8);
+        }
+        catch (IOException | InvalidPathException e) {
+            String why = e instanceof NoSuchFileException ? "no such directory" : e instanceof AccessDeniedException ? "permission denied"
+                    : e instanceof FileSystemException fs && fs.getReason() != null ? fs.getReason() : e.toString();
+            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot write the SVG drawing to " + target.toAbsolutePath() + ": " + why, e);
         }
     }
 

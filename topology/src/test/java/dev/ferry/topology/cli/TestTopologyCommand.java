@@ -122,6 +122,42 @@ class TestTopologyCommand
     }
 
     @Test
+    void svgIsWrittenAndTheReportStillPrinted(@TempDir Path temp)
+            throws IOException
+    {
+        Path svg = temp.resolve("dgx.svg");
+        Result text = run("--topology", TestingFiles.examplesDirectory().resolve("dgx-h100-ib-2node.json").toString(), "--svg", svg.toString());
+        assertEquals(0, text.code(), text.err());
+        assertTrue(text.out().contains("== Node dgx-a =="), text.out());
+        assertTrue(Files.readString(svg).startsWith("<?xml"));
+        assertTrue(Files.readString(svg).contains("PIX GPUDIRECT_RDMA"));
+
+        Path fromCapture = temp.resolve("capture.svg");
+        Result json = run("--nvidia-smi", TestingFiles.capture("hgx-h100.txt").toString(), "--json", "--svg=" + fromCapture);
+        assertEquals(0, json.code(), json.err());
+        MAPPER.readTree(json.out());
+        assertTrue(Files.readString(fromCapture).contains("NVSwitch: 8 GPUs"));
+
+        Path fromSysfs = temp.resolve("sysfs.svg");
+        Path tree = Files.createDirectory(temp.resolve("sys"));
+        assertEquals(0, run("--sysfs", tree.toString(), "--svg", fromSysfs.toString()).code());
+        assertTrue(Files.readString(fromSysfs).contains("no GPU seen"));
+    }
+
+    @Test
+    void svgToABadPathExitsOneWithTheReason(@TempDir Path temp)
+    {
+        String topology = TestingFiles.examplesDirectory().resolve("workstation.json").toString();
+        Result missingDirectory = run("--topology", topology, "--svg", temp.resolve("absent/x.svg").toString());
+        assertEquals(1, missingDirectory.code());
+        assertEquals("ferry topology: Cannot write the SVG drawing to " + temp.resolve("absent/x.svg") + ": no such directory\n", missingDirectory.err());
+        assertEquals("", missingDirectory.out());
+        Result directory = run("--topology", topology, "--svg", temp.toString());
+        assertEquals(1, directory.code());
+        assertTrue(directory.err().startsWith("ferry topology: Cannot write the SVG drawing to " + temp + ": "), directory.err());
+    }
+
+    @Test
     void probingAnEmptySysfsTreeSaysWhatItCouldNotSee(@TempDir Path sysfs)
     {
         Result result = run("--sysfs", sysfs.toString());
@@ -146,7 +182,9 @@ class TestTopologyCommand
                 List.of("--file", "a", "--file", "b"),
                 List.of("--file", "a", "--nvidia-smi", "a.txt"),
                 List.of("--topology", "b.json", "--file", "a"),
-                List.of("--file=a", "--sysfs", "d"))) {
+                List.of("--file=a", "--sysfs", "d"),
+                List.of("--svg"),
+                List.of("--svg", "a.svg", "--svg", "b.svg"))) {
             Result result = run(args.toArray(String[]::new));
             assertEquals(2, result.code(), args.toString());
             assertTrue(result.err().contains("Usage: ferry topology"), result.err());
@@ -155,6 +193,7 @@ class TestTopologyCommand
         Result help = run("--help");
         assertEquals(0, help.code());
         assertTrue(help.out().contains("Usage: ferry topology"));
+        assertTrue(help.out().contains("--svg FILE"));
     }
 
     @Test
