@@ -11,11 +11,15 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 import dev.ferry.conf.ConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.route.ExecutorTopology;
 import dev.ferry.shuffle.store.DeviceTieredMapOutputStore;
 import dev.ferry.shuffle.store.MapOutputStore;
 import dev.ferry.shuffle.store.MapOutputStores;
 import dev.ferry.shuffle.transport.BlockServer;
+import dev.ferry.shuffle.transport.DeviceBlockSource;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
 import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
 import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
@@ -26,6 +30,7 @@ import dev.ferry.transport.auth.AuthBootstrap;
 import dev.ferry.transport.auth.SparkAuthSettings;
 import dev.ferry.topology.model.Nic;
 import dev.ferry.topology.model.NodeTopology;
+import dev.ferry.topology.model.Presence;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
 import dev.ferry.transport.TransportConfigKeys;
@@ -38,6 +43,7 @@ import dev.ferry.transport.verbs.VerbsDevice;
 import dev.ferry.transport.verbs.VerbsProviders;
 import dev.ferry.transport.verbs.VerbsSelection;
 import dev.ferry.transport.verbs.VerbsSettings;
+import dev.ferry.transport.verbs.simulated.SimulatedNicOptions;
 import dev.ferry.transport.verbs.simulated.SimulatedVerbsProvider;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.SecurityManager;
@@ -101,19 +107,25 @@ public final class FerryShuffleRuntime
             Optional<ExecutorTopology.Known> topology = ExecutorTopology.current();
             ShmBlockWriter shmWriter = null;
             VerbsBlocks verbs = null;
+            DeviceBlockSource deviceBlocks = null;
             if (topology.isPresent()) {
                 Path shmDirectory = ShmNames.directory(config);
                 shmWriter = new ShmBlockWriter(shmDirectory);
                 RoutePolicy policy = new RoutePolicy(RoutePolicyConfig.from(config));
                 String[] noVerbsReason = new String[1];
                 verbs = openVerbs(config, topology.get(), policy, store, noVerbsReason);
+                Optional<DeviceRuntime> device = Optional.empty();
+                if (store instanceof DeviceTieredMapOutputStore) {
+                    deviceBlocks = deviceBlocks((DeviceTieredMapOutputStore) store);
+                    device = Optional.of(deviceBlocks.runtime());
+                }
                 transport = new RoutingShuffleTransport(topology.get().cluster(), topology.get().place(), policy, stream, shmDirectory,
                         new ShmBlockReader(shmDirectory, ROUTE_COUNTERS), Optional.ofNullable(verbs), noVerbsReason[0] == null ? "" : noVerbsReason[0],
-                        ROUTE_COUNTERS, new PeerRouteLog());
+                        ROUTE_COUNTERS, new PeerRouteLog(), device);
             }
             MapOutputStore served = store;
             BlockServer server = new TcpBlockServer(block -> served.open(block.shuffleId(), block.mapId(), block.reduceId()), null,
-                    ShuffleConfigKeys.TCP_PORT.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config), shmWriter, verbs, auth);
+                    ShuffleConfigKeys.TCP_PORT.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config), shmWriter, verbs, auth, deviceBlocks);
             BlockManagerId location = topology.isPresent()
                     ? PeerEndpoints.withEndpoints(blockManager.shuffleServerId(), server.port(), topology.map(ExecutorTopology.Known::place),
                             store instanceof DeviceTieredMapOutputStore)
@@ -144,6 +156,25 @@ public final class FerryShuffleRuntime
         return new TcpAuth(settings, AuthBootstrap.timeout(config));
     }
 
+    /** The device store's blocks, lent for the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes. */
+    private static DeviceBlockSource deviceBlocks(DeviceTieredMapOutputStore store)
+    {
+        return new DeviceBlockSource()
+        {
+            @Override
+            public DeviceRuntime runtime()
+            {
+                return store.runtime();
+            }
+
+            @Override
+            public Optional<BlockLease> borrow(ShuffleBlockRef block)
+            {
+                return store.borrow(block.shuffleId(), block.mapId(), block.reduceId());
+            }
+        };
+    }
+
     /** This executor's NIC for the RDMA routes, or null with the reason in {@code reason[0]}. */
     private static VerbsBlocks openVerbs(ConfigSource config, ExecutorTopology.Known topology, RoutePolicy policy, MapOutputStore store, String[] reason)
             throws IOException
@@ -167,8 +198,12 @@ public final class FerryShuffleRuntime
             return null;
         }
         VerbsSettings settings = VerbsSettings.from(config);
+        // A simulated NIC registers GPU memory (GPUDirect RDMA) only where the topology says the node has peer memory
+        // (nvidia_peermem) and spark.ferry.transport.simulated.peermem does not turn it off.
+        boolean peermem = node.kernelFacts().peerMemory().presence() == Presence.PRESENT && TransportConfigKeys.SIMULATED_PEERMEM.get(config);
+        SimulatedVerbsProvider provider = new SimulatedVerbsProvider(SimulatedNicOptions.from(config).withPeermem(peermem));
         long chunk = TransportConfigKeys.RDMA_READ_CHUNK_BYTES.get(config);
-        VerbsDevice device = ((SimulatedVerbsProvider) selection.provider().get()).openLoopbackDevice("sim_" + nic.get().name(), settings);
+        VerbsDevice device = provider.openLoopbackDevice("sim_" + nic.get().name(), settings);
         LOG.info("Ferry shuffle RDMA routes over {} ({})", device.name(), selection.reason());
         return new VerbsBlocks(device, settings, (int) Math.min(chunk, Integer.MAX_VALUE), Duration.ofMillis(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config)));
     }

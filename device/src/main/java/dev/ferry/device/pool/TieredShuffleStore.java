@@ -16,6 +16,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Predicate;
 
 import static java.util.Objects.requireNonNull;
@@ -159,6 +160,44 @@ public final class TieredShuffleStore
         }
     }
 
+    /**
+     * Lends the block's device buffer without copying it, or empty when the block is no longer on
+     * the device (spilled to host memory or disk): read those through {@link #read}. While the lease
+     * is open the block is not spilled.
+     */
+    public synchronized Optional<BlockLease> tryBorrow(StoredBlock block)
+    {
+        Entry entry = entry(block);
+        if (entry.tier != StorageTier.DEVICE) {
+            return Optional.empty();
+        }
+        DeviceBuffer retained = entry.device.retain();
+        entry.leases++;
+        return Optional.of(new BlockLease(block, retained, () -> returnLease(entry)));
+    }
+
+    /** As {@link #tryBorrow}, but a block that is not on the device is an error that says where it is. */
+    public BlockLease borrow(StoredBlock block)
+    {
+        Optional<BlockLease> lease = tryBorrow(block);
+        if (lease.isEmpty()) {
+            throw new FerryException(ErrorCategory.INTERNAL_ERROR, "Cannot borrow " + block + " from " + name()
+                    + ": it was spilled to the " + tierOf(block) + " tier; read it through host memory");
+        }
+        return lease.get();
+    }
+
+    private synchronized void returnLease(Entry entry)
+    {
+        entry.leases--;
+    }
+
+    /** How many leases on the block are open. */
+    public synchronized int leasesOf(StoredBlock block)
+    {
+        return entry(block).leases;
+    }
+
     public synchronized StorageTier tierOf(StoredBlock block)
     {
         return entry(block).tier;
@@ -172,7 +211,8 @@ public final class TieredShuffleStore
         try {
             List<Entry> onDevice = new ArrayList<>();
             for (Entry entry : entries.values()) {
-                if (entry.tier == StorageTier.DEVICE) {
+                // A borrowed block stays where it is until its leases close.
+                if (entry.tier == StorageTier.DEVICE && entry.leases == 0) {
                     onDevice.add(entry);
                 }
             }
@@ -342,6 +382,7 @@ public final class TieredShuffleStore
         private DeviceBuffer device;
         private ByteBuffer host;
         private Path file;
+        private int leases;
 
         private Entry(StoredBlock block, long length)
         {

@@ -213,7 +213,7 @@ final class ColumnarBlockIterator
             BlockBytes bytes = fetched.blocks().get(i);
             readMetrics.incRemoteBlocksFetched(1);
             readMetrics.incRemoteBytesRead(bytes.length());
-            exchangeMetrics.addRoute(fetched.route(), bytes.length());
+            exchangeMetrics.addRoute(fetched.routeOf(i), bytes.length());
             received.add(new Received(request.get(i), bytes));
         }
     }

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.pool.BlockLease;
 import dev.ferry.device.pool.DeviceMemoryPool;
 import dev.ferry.device.pool.StoredBlock;
 import dev.ferry.device.pool.TieredShuffleStore;
@@ -21,7 +22,8 @@ import static java.util.Objects.requireNonNull;
  * {@code spark.ferry.shuffle.stage=device}: each block goes into the device runtime's
  * {@link TieredShuffleStore} (GPU memory, spilling to host and then disk under pressure; the
  * simulated GPU under the simulated backend). Reads copy the block back to host memory, since
- * the reduce side decodes on the CPU. Thread-safe.
+ * the reduce side decodes on the CPU; the device routes {@link #borrow} a block's device buffer
+ * instead, without a copy. Thread-safe.
  */
 public final class DeviceTieredMapOutputStore
         implements MapOutputStore
@@ -119,6 +121,35 @@ public final class DeviceTieredMapOutputStore
         catch (RuntimeException e) {
             buffer.close();
             throw new IOException("Cannot read block " + reduceId + " of map output " + mapId + " from the device store: " + e.getMessage(), e);
+        }
+    }
+
+    /** The device runtime the blocks live in. */
+    public DeviceRuntime runtime()
+    {
+        return runtime;
+    }
+
+    /**
+     * Lends the block's device buffer without a copy (kept from spilling and freeing until the lease
+     * closes); empty when this store has no such non-empty block or it was spilled off the GPU, in
+     * which case {@link #open} reads it through host memory.
+     */
+    public Optional<BlockLease> borrow(int shuffleId, long mapId, int reduceId)
+    {
+        Output output;
+        synchronized (this) {
+            output = outputs.get(mapId);
+        }
+        if (output == null || output.id.shuffleId() != shuffleId || reduceId < 0 || reduceId >= output.lengths.length || output.lengths[reduceId] == 0) {
+            return Optional.empty();
+        }
+        try {
+            return tiers.tryBorrow(new StoredBlock(shuffleId, mapId, reduceId, output.id.stageId(), mapId));
+        }
+        catch (RuntimeException e) {
+            // Released meanwhile (a superseded attempt, the shuffle's end): open() says so.
+            return Optional.empty();
         }
     }
 

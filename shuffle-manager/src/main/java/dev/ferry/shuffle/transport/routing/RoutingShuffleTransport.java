@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ferry.device.DeviceRuntime;
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.route.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
@@ -22,6 +23,7 @@ import dev.ferry.topology.model.NodeTopology;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RouteDecision;
 import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.transport.local.DeviceBlockReader;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.metrics.PeerRouteLog;
 import dev.ferry.transport.metrics.RouteCounters;
@@ -42,17 +44,27 @@ import static java.util.Objects.requireNonNull;
  * its host memory); {@code RDMA} and {@code RDMA_HOST_STAGED} (the peer registers the block's host
  * bytes, staged from its GPU for the latter, with its NIC, and this executor READs them one-sidedly
  * through the verbs layer: simulated verbs under a simulated cluster); {@code IPOIB_TCP}/{@code TCP}
- * (the stream transport, reporting the route name). {@code NVLINK}/{@code PCIE_P2P} and
- * {@code GPUDIRECT_RDMA} are decided but their device-to-device data paths are not wired into the
- * shuffle yet: such blocks go {@code HOST_STAGED} / {@code RDMA_HOST_STAGED}, and an RDMA route
- * without a verbs layer goes over the stream transport. The route reported, counted and logged is
- * always the one that carried the bytes, with the decision and any fallback in the reason. The choice
+ * (the stream transport, reporting the route name); with this executor's device runtime (the
+ * device store's), {@code NVLINK}/{@code PCIE_P2P} (the peer lends the block's device buffer from
+ * its store and exports it over CUDA IPC; {@link DeviceBlockReader} copies it peer-to-peer into this
+ * executor's GPU) and {@code GPUDIRECT_RDMA} (the peer registers the block's device memory with its
+ * NIC; this executor READs it into its own registered GPU memory). Where blocks land: on the
+ * reader's GPU first, over the route that carries them, then down to host memory, because
+ * Spark's reduce side (Ferry's Arrow decoder) runs on the CPU; the local copy down is the same one
+ * a read of the executor's own device store makes. A block the peer has spilled off its GPU
+ * travels {@code HOST_STAGED} / {@code RDMA_HOST_STAGED} instead and is counted there, with a
+ * logged fallback. Without a device runtime here the device routes go {@code HOST_STAGED} /
+ * {@code RDMA_HOST_STAGED}, and an RDMA route without a verbs layer goes over the stream
+ * transport. The route reported, counted and logged is always the one that carried the bytes,
+ * with the decision and any fallback in the reason. The choice
  * per peer is made once and logged once ({@link PeerRouteLog}); every block is counted in
  * {@link RouteCounters}. Thread-safe.
  */
 public final class RoutingShuffleTransport
         implements ShuffleTransport
 {
+    private static final long BOUNCE_BYTES = 4L << 20;
+
     private final ClusterTopology cluster;
     private final ExecutorPlace self;
     private final RoutePolicy policy;
@@ -64,12 +76,23 @@ public final class RoutingShuffleTransport
     private final String noVerbsReason;
     private final RouteCounters counters;
     private final PeerRouteLog log;
+    private final Optional<DeviceRuntime> device;
+    private final Optional<DeviceBlockReader> deviceReader;
     private final Map<String, RouteChoice> choices = new ConcurrentHashMap<>();
 
     /** {@code verbs}: this executor's NIC for the RDMA routes, or empty with {@code noVerbsReason}. */
     public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
             Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log)
     {
+        this(cluster, self, policy, stream, shmDirectory, shm, verbs, noVerbsReason, counters, log, Optional.empty());
+    }
+
+    /** As above; {@code device}: this executor's device runtime (GPU 0), which the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes land blocks in. */
+    public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
+            Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log, Optional<DeviceRuntime> device)
+    {
+        this.device = requireNonNull(device, "device is null");
+        this.deviceReader = device.map(runtime -> new DeviceBlockReader(runtime, counters, BOUNCE_BYTES));
         this.cluster = requireNonNull(cluster, "cluster is null");
         this.self = requireNonNull(self, "self is null");
         this.policy = requireNonNull(policy, "policy is null");
@@ -142,17 +165,26 @@ public final class RoutingShuffleTransport
                 carrier = verbs.isPresent() ? decided : Route.TCP;
                 break;
             case GPUDIRECT_RDMA:
-                carrier = verbs.isPresent() ? Route.RDMA_HOST_STAGED : Route.TCP;
+                carrier = verbs.isPresent() ? (deviceBlocks && device.isPresent() ? decided : Route.RDMA_HOST_STAGED) : Route.TCP;
+                break;
+            case NVLINK:
+            case PCIE_P2P:
+                carrier = sameNode && deviceBlocks && device.isPresent() ? decided : sameNode ? (deviceBlocks ? Route.HOST_STAGED : Route.HOST_SHM) : Route.TCP;
                 break;
             default:
-                // NVLINK, PCIE_P2P, or two executors sharing one GPU (LOCAL).
+                // Two executors sharing one GPU (LOCAL).
                 carrier = sameNode ? (deviceBlocks ? Route.HOST_STAGED : Route.HOST_SHM) : Route.TCP;
                 break;
         }
         if (carrier != decided) {
             boolean noVerbs = (carrier == Route.TCP) && verbs.isEmpty() && EnumSet.of(Route.RDMA, Route.RDMA_HOST_STAGED, Route.GPUDIRECT_RDMA).contains(decided);
+            boolean noDevice = EnumSet.of(Route.NVLINK, Route.PCIE_P2P, Route.GPUDIRECT_RDMA).contains(decided) && device.isEmpty();
             reason += noVerbs ? "; no verbs layer here (" + noVerbsReason + "), carried over " + carrier
-                    : "; the " + decided + " data path is not wired into the shuffle yet, carried over " + carrier;
+                    : noDevice ? "; this executor has no device runtime to land " + decided + " blocks in, carried over " + carrier
+                    : "; the " + decided + " data path is not wired into the shuffle, carried over " + carrier;
+        }
+        else if (EnumSet.of(Route.NVLINK, Route.PCIE_P2P, Route.GPUDIRECT_RDMA).contains(decided)) {
+            reason += "; blocks the peer has spilled off its GPU go " + (decided == Route.GPUDIRECT_RDMA ? Route.RDMA_HOST_STAGED : Route.HOST_STAGED);
         }
         return new RouteChoice(decided, carrier, reason);
     }
@@ -166,6 +198,13 @@ public final class RoutingShuffleTransport
         if (carrier == Route.HOST_SHM) {
             // ShmBlockReader counts each block on HOST_SHM itself.
             return stream.fetchShm(peer, blocks, allocator, carrier.name(), shm);
+        }
+        if (carrier == Route.NVLINK || carrier == Route.PCIE_P2P) {
+            // DeviceBlockReader counts each block on the device route, the connection the spilled ones on HOST_STAGED.
+            return stream.fetchIpc(peer, blocks, allocator, carrier, device.orElseThrow(), deviceReader.orElseThrow(), unCountedShm, counters);
+        }
+        if (carrier == Route.GPUDIRECT_RDMA) {
+            return stream.fetchGpuRdma(peer, blocks, allocator, verbs.orElseThrow(), device.orElseThrow(), counters);
         }
         FetchedBlocks fetched;
         if (carrier == Route.HOST_STAGED) {

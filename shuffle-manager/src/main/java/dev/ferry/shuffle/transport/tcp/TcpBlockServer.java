@@ -18,14 +18,22 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.ferry.device.IpcHandle;
+import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.BlockServer;
 import dev.ferry.shuffle.transport.BlockSource;
+import dev.ferry.shuffle.transport.DeviceBlockSource;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.tcp.protocol.BlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.FetchFailure;
 import dev.ferry.shuffle.transport.tcp.protocol.FetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.FrameReader;
 import dev.ferry.shuffle.transport.tcp.protocol.FrameWriter;
+import dev.ferry.shuffle.transport.tcp.protocol.GpuRdmaBlockResponse;
+import dev.ferry.shuffle.transport.tcp.protocol.GpuRdmaFetchRequest;
+import dev.ferry.shuffle.transport.tcp.protocol.IpcBlockResponse;
+import dev.ferry.shuffle.transport.tcp.protocol.IpcFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.Message;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmBlockResponse;
@@ -46,8 +54,13 @@ import static java.util.Objects.requireNonNull;
  * With a {@link ShmBlockWriter}, peers on the same node may instead ask for blocks published in
  * shared memory ({@link ShmFetchRequest}, HOST_SHM): the bytes then never cross the socket, only
  * their handles; with {@link VerbsBlocks}, peers on other nodes may ask for blocks registered with
- * the NIC ({@link RdmaFetchRequest}) and READ them one-sidedly. Either way a request's blocks are
- * released at the connection's next request or its close.
+ * the NIC ({@link RdmaFetchRequest}) and READ them one-sidedly. With a {@link DeviceBlockSource}
+ * (map outputs in GPU memory), same-node peers may ask for a block's exported CUDA IPC handle
+ * ({@link IpcFetchRequest}, NVLINK / PCIE_P2P) and, with verbs too, other nodes' peers for its
+ * device memory registered with the NIC ({@link GpuRdmaFetchRequest}, GPUDIRECT_RDMA); the block is
+ * borrowed from the store, not copied. A block spilled off the GPU is answered through host memory
+ * instead (shared memory or host registration), and the reader counts the route that carried it.
+ * Either way a request's blocks are released at the connection's next request or its close.
  */
 public final class TcpBlockServer
         implements BlockServer
@@ -58,6 +71,7 @@ public final class TcpBlockServer
     private final long maxFrameBytes;
     private final ShmBlockWriter shmWriter;
     private final VerbsBlocks verbs;
+    private final DeviceBlockSource deviceBlocks;
     private final TcpAuth auth;
     private final ServerSocket serverSocket;
     private final ExecutorService threads;
@@ -89,6 +103,15 @@ public final class TcpBlockServer
     public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs, TcpAuth auth)
             throws IOException
     {
+        this(source, bindAddress, port, maxFrameBytes, shmWriter, verbs, auth, null);
+    }
+
+    /** As above; {@code deviceBlocks} (nullable) lends GPU-resident blocks for the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes. */
+    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs, TcpAuth auth,
+            DeviceBlockSource deviceBlocks)
+            throws IOException
+    {
+        this.deviceBlocks = deviceBlocks;
         this.auth = requireNonNull(auth, "auth is null");
         this.source = requireNonNull(source, "source is null");
         this.maxFrameBytes = maxFrameBytes;
@@ -142,6 +165,7 @@ public final class TcpBlockServer
     {
         List<ShmBlockHandle> published = new ArrayList<>();
         List<VerbsBlocks.Exported> exported = new ArrayList<>();
+        List<BlockLease> lent = new ArrayList<>();
         try (socket) {
             BufferedInputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
             BufferedOutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
@@ -163,7 +187,14 @@ public final class TcpBlockServer
                 }
                 release(published);
                 deregister(exported);
-                if (message instanceof ShmFetchRequest && shmWriter != null) {
+                returnLeases(lent);
+                if (message instanceof IpcFetchRequest && deviceBlocks != null && shmWriter != null) {
+                    answerIpc(((IpcFetchRequest) message).blocks(), writer, published, lent);
+                }
+                else if (message instanceof GpuRdmaFetchRequest && deviceBlocks != null && verbs != null) {
+                    answerGpuRdma(((GpuRdmaFetchRequest) message).blocks(), writer, exported);
+                }
+                else if (message instanceof ShmFetchRequest && shmWriter != null) {
                     answerShm(((ShmFetchRequest) message).blocks(), writer, published);
                 }
                 else if (message instanceof RdmaFetchRequest && verbs != null) {
@@ -190,6 +221,7 @@ public final class TcpBlockServer
         finally {
             release(published);
             deregister(exported);
+            returnLeases(lent);
             connections.remove(socket);
         }
     }
@@ -210,17 +242,113 @@ public final class TcpBlockServer
                 writer.write(new FetchFailure(request.requestId(), index, "No map output for " + request.ref(index) + " on this executor"));
                 continue;
             }
-            ShmBlockHandle handle;
-            try (BlockBytes bytes = block.get()) {
-                handle = shmWriter.publish(bytes.buffer().nioBuffer(0, Math.toIntExact(bytes.length())));
-            }
-            catch (RuntimeException e) {
-                writer.write(new FetchFailure(request.requestId(), index, "Cannot publish " + request.ref(index) + " in shared memory: " + e.getMessage()));
+            publishShm(request, index, block.get(), writer, published);
+        }
+    }
+
+    private void publishShm(FetchRequest request, int index, BlockBytes block, FrameWriter writer, List<ShmBlockHandle> published)
+            throws IOException
+    {
+        ShmBlockHandle handle;
+        try (BlockBytes bytes = block) {
+            handle = shmWriter.publish(bytes.buffer().nioBuffer(0, Math.toIntExact(bytes.length())));
+        }
+        catch (RuntimeException e) {
+            writer.write(new FetchFailure(request.requestId(), index, "Cannot publish " + request.ref(index) + " in shared memory: " + e.getMessage()));
+            return;
+        }
+        published.add(handle);
+        writer.write(new ShmBlockResponse(request.requestId(), index, handle.toBytes()));
+    }
+
+    /** NVLINK / PCIE_P2P: the borrowed block's IPC handle; a spilled block through shared memory (HOST_STAGED). */
+    private void answerIpc(FetchRequest request, FrameWriter writer, List<ShmBlockHandle> published, List<BlockLease> lent)
+            throws IOException
+    {
+        for (int index = 0; index < request.blocks().size(); index++) {
+            ShuffleBlockRef ref = request.ref(index);
+            Optional<BlockLease> lease = borrow(ref);
+            if (lease.isPresent()) {
+                IpcHandle handle;
+                try {
+                    handle = deviceBlocks.runtime().exportIpc(lease.get().buffer());
+                }
+                catch (RuntimeException e) {
+                    lease.get().close();
+                    writer.write(new FetchFailure(request.requestId(), index, "Cannot export " + ref + " over CUDA IPC: " + e.getMessage()));
+                    continue;
+                }
+                // Importers hold the exported memory through its IPC lease; ours keeps the block from spilling meanwhile.
+                lent.add(lease.get());
+                writer.write(new IpcBlockResponse(request.requestId(), index, handle.toBytes()));
                 continue;
             }
-            published.add(handle);
-            writer.write(new ShmBlockResponse(request.requestId(), index, handle.toBytes()));
+            Optional<BlockBytes> block = openOrFail(request, index, writer);
+            if (block.isPresent()) {
+                publishShm(request, index, block.get(), writer, published);
+            }
         }
+    }
+
+    /** GPUDIRECT_RDMA: the borrowed block's device memory registered with the NIC; a spilled block from host memory (RDMA_HOST_STAGED). */
+    private void answerGpuRdma(FetchRequest request, FrameWriter writer, List<VerbsBlocks.Exported> exported)
+            throws IOException
+    {
+        for (int index = 0; index < request.blocks().size(); index++) {
+            ShuffleBlockRef ref = request.ref(index);
+            Optional<BlockLease> lease = borrow(ref);
+            if (lease.isPresent()) {
+                VerbsBlocks.Exported export;
+                try {
+                    export = verbs.exportDevice(request.requestId(), index, deviceBlocks.runtime(), lease.get());
+                }
+                catch (IOException | RuntimeException e) {
+                    writer.write(new FetchFailure(request.requestId(), index, "Cannot register the GPU memory of " + ref + " with " + verbs.deviceName() + ": " + e.getMessage()));
+                    continue;
+                }
+                exported.add(export);
+                writer.write(new GpuRdmaBlockResponse(export.response()));
+                continue;
+            }
+            Optional<BlockBytes> block = openOrFail(request, index, writer);
+            if (block.isPresent()) {
+                registerHost(request, index, block.get(), writer, exported);
+            }
+        }
+    }
+
+    private Optional<BlockLease> borrow(ShuffleBlockRef ref)
+    {
+        try {
+            return deviceBlocks.borrow(ref);
+        }
+        catch (RuntimeException e) {
+            LOG.debug("Borrowing {} from the device store: {}", ref, e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private Optional<BlockBytes> openOrFail(FetchRequest request, int index, FrameWriter writer)
+            throws IOException
+    {
+        Optional<BlockBytes> block;
+        try {
+            block = source.open(request.ref(index));
+        }
+        catch (IOException | RuntimeException e) {
+            writer.write(new FetchFailure(request.requestId(), index, "Cannot read " + request.ref(index) + ": " + e.getMessage()));
+            return Optional.empty();
+        }
+        if (block.isEmpty()) {
+            writer.write(new FetchFailure(request.requestId(), index, "No map output for " + request.ref(index) + " on this executor"));
+        }
+        return block;
+    }
+
+    private static void returnLeases(List<BlockLease> lent)
+    {
+        lent.forEach(BlockLease::close);
+        lent.clear();
     }
 
     private void answerRdma(FetchRequest request, FrameWriter writer, List<VerbsBlocks.Exported> exported)
@@ -239,17 +367,23 @@ public final class TcpBlockServer
                 writer.write(new FetchFailure(request.requestId(), index, "No map output for " + request.ref(index) + " on this executor"));
                 continue;
             }
-            VerbsBlocks.Exported export;
-            try {
-                export = verbs.export(request.requestId(), index, block.get());
-            }
-            catch (IOException | RuntimeException e) {
-                writer.write(new FetchFailure(request.requestId(), index, "Cannot register " + request.ref(index) + " with " + verbs.deviceName() + ": " + e.getMessage()));
-                continue;
-            }
-            exported.add(export);
-            writer.write(export.response());
+            registerHost(request, index, block.get(), writer, exported);
         }
+    }
+
+    private void registerHost(FetchRequest request, int index, BlockBytes block, FrameWriter writer, List<VerbsBlocks.Exported> exported)
+            throws IOException
+    {
+        VerbsBlocks.Exported export;
+        try {
+            export = verbs.export(request.requestId(), index, block);
+        }
+        catch (IOException | RuntimeException e) {
+            writer.write(new FetchFailure(request.requestId(), index, "Cannot register " + request.ref(index) + " with " + verbs.deviceName() + ": " + e.getMessage()));
+            return;
+        }
+        exported.add(export);
+        writer.write(export.response());
     }
 
     private static void deregister(List<VerbsBlocks.Exported> exported)

@@ -8,6 +8,10 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceStream;
+import dev.ferry.device.IpcHandle;
+import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
@@ -16,14 +20,21 @@ import dev.ferry.shuffle.transport.tcp.protocol.FetchFailure;
 import dev.ferry.shuffle.transport.tcp.protocol.FetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.FrameReader;
 import dev.ferry.shuffle.transport.tcp.protocol.FrameWriter;
+import dev.ferry.shuffle.transport.tcp.protocol.GpuRdmaBlockResponse;
+import dev.ferry.shuffle.transport.tcp.protocol.GpuRdmaFetchRequest;
+import dev.ferry.shuffle.transport.tcp.protocol.IpcBlockResponse;
+import dev.ferry.shuffle.transport.tcp.protocol.IpcFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.Message;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmFetchRequest;
+import dev.ferry.topology.route.Route;
 import dev.ferry.transport.auth.AuthBootstrap;
+import dev.ferry.transport.local.DeviceBlockReader;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.local.ShmBlockReader;
+import dev.ferry.transport.metrics.RouteCounters;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -199,6 +210,171 @@ final class TcpConnection
                 received.forEach(BlockBytes::close);
             }
         }
+    }
+
+    /**
+     * Asks a same-node peer for GPU-resident blocks over CUDA IPC and copies each peer-to-peer over
+     * {@code route} (NVLINK or PCIE_P2P) into this executor's GPU 0, then down to host memory for
+     * Spark's CPU decoder; a block the peer had spilled arrives through shared memory and is counted
+     * on HOST_STAGED. {@code device} counts the IPC blocks; {@code counters} gets the staged ones;
+     * {@code carried} gets each block's route. On failure everything received so far is released.
+     */
+    List<BlockBytes> fetchIpc(List<ShuffleBlockRef> blocks, BufferAllocator allocator, DeviceRuntime runtime, DeviceBlockReader device, Route route,
+            ShmBlockReader staged, RouteCounters counters, List<String> carried)
+            throws IOException
+    {
+        carried.clear();
+        long requestId = nextRequestId++;
+        writer.write(IpcFetchRequest.of(requestId, blocks));
+        writer.flush();
+        List<BlockBytes> received = new ArrayList<>(blocks.size());
+        boolean success = false;
+        try {
+            for (int index = 0; index < blocks.size(); index++) {
+                Message message = next(blocks, index);
+                if (message instanceof IpcBlockResponse) {
+                    IpcBlockResponse response = (IpcBlockResponse) message;
+                    checkOrder(requestId, index, response.requestId(), response.index());
+                    received.add(copyDown(blocks.get(index), response.ipcHandle(), allocator, runtime, device, route));
+                    carried.add(route.name());
+                }
+                else if (message instanceof ShmBlockResponse) {
+                    ShmBlockResponse response = (ShmBlockResponse) message;
+                    checkOrder(requestId, index, response.requestId(), response.index());
+                    BlockBytes block = readShm(blocks.get(index), response.shmHandle(), allocator, staged);
+                    received.add(block);
+                    counters.recordBlock(Route.HOST_STAGED, block.length());
+                    carried.add(Route.HOST_STAGED.name());
+                    DeviceRouteFallbacks.record(route, Route.HOST_STAGED, blocks.get(index), peer);
+                }
+                else {
+                    throw new IOException("Unexpected " + message.type() + " from " + peer);
+                }
+            }
+            success = true;
+            return received;
+        }
+        finally {
+            if (!success) {
+                received.forEach(BlockBytes::close);
+            }
+        }
+    }
+
+    private BlockBytes copyDown(ShuffleBlockRef block, IpcHandle handle, BufferAllocator allocator, DeviceRuntime runtime, DeviceBlockReader device, Route route)
+            throws IOException
+    {
+        int length = Math.toIntExact(handle.length());
+        ArrowBuf body = allocator.buffer(Math.max(length, 1));
+        boolean success = false;
+        try (DeviceBuffer landed = device.readToDevice(handle, 0, route); DeviceStream stream = runtime.newStream(0)) {
+            stream.copyToHost(landed, 0, body.nioBuffer(0, length));
+            stream.synchronize();
+            success = true;
+            return new BlockBytes(body, length);
+        }
+        catch (RuntimeException e) {
+            throw new IOException("Copying " + block + " from " + peer + " over " + route + ": " + e.getMessage(), e);
+        }
+        finally {
+            if (!success) {
+                body.close();
+            }
+        }
+    }
+
+    /**
+     * Asks another node's peer for GPU-resident blocks by GPUDirect RDMA and READs each into this
+     * executor's registered GPU memory, then down to host memory; a block the peer had spilled is
+     * READ from its host memory into ours and counted on RDMA_HOST_STAGED. Every block is counted
+     * in {@code counters} and its route added to {@code carried}. On failure everything received so far is released.
+     */
+    List<BlockBytes> fetchGpuRdma(List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs, DeviceRuntime runtime, RouteCounters counters,
+            List<String> carried)
+            throws IOException
+    {
+        carried.clear();
+        long requestId = nextRequestId++;
+        writer.write(GpuRdmaFetchRequest.of(requestId, blocks));
+        writer.flush();
+        List<BlockBytes> received = new ArrayList<>(blocks.size());
+        boolean success = false;
+        try {
+            for (int index = 0; index < blocks.size(); index++) {
+                Message message = next(blocks, index);
+                Route route;
+                RdmaBlockResponse response;
+                if (message instanceof GpuRdmaBlockResponse) {
+                    response = ((GpuRdmaBlockResponse) message).location();
+                    route = Route.GPUDIRECT_RDMA;
+                }
+                else if (message instanceof RdmaBlockResponse) {
+                    response = (RdmaBlockResponse) message;
+                    route = Route.RDMA_HOST_STAGED;
+                }
+                else {
+                    throw new IOException("Unexpected " + message.type() + " from " + peer);
+                }
+                checkOrder(requestId, index, response.requestId(), response.index());
+                BlockBytes block;
+                try {
+                    block = route == Route.GPUDIRECT_RDMA ? verbs.readThroughDevice(response, allocator, runtime) : verbs.read(response, allocator);
+                }
+                catch (IOException | RuntimeException e) {
+                    throw new IOException("RDMA READ (" + route + ") of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);
+                }
+                received.add(block);
+                counters.recordBlock(route, block.length());
+                carried.add(route.name());
+                if (route != Route.GPUDIRECT_RDMA) {
+                    DeviceRouteFallbacks.record(Route.GPUDIRECT_RDMA, route, blocks.get(index), peer);
+                }
+            }
+            success = true;
+            return received;
+        }
+        finally {
+            if (!success) {
+                received.forEach(BlockBytes::close);
+            }
+        }
+    }
+
+    private Message next(List<ShuffleBlockRef> blocks, int index)
+            throws IOException
+    {
+        Message message = reader.read();
+        if (message == null) {
+            throw new IOException("Connection to " + peer + " closed after " + index + " of " + blocks.size() + " blocks");
+        }
+        if (message instanceof FetchFailure) {
+            FetchFailure failure = (FetchFailure) message;
+            throw new IOException(peer + " could not serve " + blocks.get(failure.index()) + ": " + failure.message());
+        }
+        return message;
+    }
+
+    private void checkOrder(long requestId, int index, long responseRequestId, int responseIndex)
+            throws IOException
+    {
+        if (responseRequestId != requestId || responseIndex != index) {
+            throw new IOException("Out-of-order response from " + peer + ": request " + responseRequestId + " block " + responseIndex
+                    + ", expected request " + requestId + " block " + index);
+        }
+    }
+
+    private BlockBytes readShm(ShuffleBlockRef block, ShmBlockHandle handle, BufferAllocator allocator, ShmBlockReader shm)
+            throws IOException
+    {
+        ArrowBuf body = allocator.buffer(Math.max(handle.length(), 1));
+        try {
+            shm.read(handle, body.nioBuffer(0, Math.toIntExact(handle.length())));
+        }
+        catch (RuntimeException e) {
+            body.close();
+            throw new IOException("Reading " + block + " from " + peer + " in shared memory: " + e.getMessage(), e);
+        }
+        return new BlockBytes(body, handle.length());
     }
 
     @Override

@@ -8,12 +8,16 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingDeque;
 
+import dev.ferry.device.DeviceRuntime;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
+import dev.ferry.topology.route.Route;
+import dev.ferry.transport.local.DeviceBlockReader;
 import dev.ferry.transport.local.ShmBlockReader;
+import dev.ferry.transport.metrics.RouteCounters;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,6 +80,26 @@ public final class TcpShuffleTransport
             throws IOException
     {
         return fetch(peer, blocks, allocator, route, connection -> connection.fetchRdma(blocks, allocator, verbs));
+    }
+
+    /** GPU-resident blocks of a same-node peer over CUDA IPC, peer-to-peer over {@code route} (NVLINK or PCIE_P2P); spilled ones HOST_STAGED. */
+    public FetchedBlocks fetchIpc(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, Route route, DeviceRuntime runtime,
+            DeviceBlockReader device, ShmBlockReader staged, RouteCounters counters)
+            throws IOException
+    {
+        List<String> carried = new ArrayList<>();
+        FetchedBlocks fetched = fetch(peer, blocks, allocator, route.name(), connection -> connection.fetchIpc(blocks, allocator, runtime, device, route, staged, counters, carried));
+        return new FetchedBlocks(fetched.route(), fetched.blocks(), carried);
+    }
+
+    /** GPU-resident blocks of another node's peer by GPUDirect RDMA READs into this executor's GPU; spilled ones RDMA_HOST_STAGED. */
+    public FetchedBlocks fetchGpuRdma(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs, DeviceRuntime runtime,
+            RouteCounters counters)
+            throws IOException
+    {
+        List<String> carried = new ArrayList<>();
+        FetchedBlocks fetched = fetch(peer, blocks, allocator, Route.GPUDIRECT_RDMA.name(), connection -> connection.fetchGpuRdma(blocks, allocator, verbs, runtime, counters, carried));
+        return new FetchedBlocks(fetched.route(), fetched.blocks(), carried);
     }
 
     /** Blocks streamed over the socket, reported as {@code route} (TCP, or IPOIB_TCP where the stream runs over IP-over-InfiniBand). */

@@ -9,9 +9,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingDeque;
 
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceStream;
+import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaBlockResponse;
 import dev.ferry.transport.verbs.Access;
+import dev.ferry.transport.verbs.DeviceRegistrations;
 import dev.ferry.transport.verbs.ReadTarget;
 import dev.ferry.transport.verbs.RegistrableMemory;
 import dev.ferry.transport.verbs.Registration;
@@ -64,8 +69,8 @@ public final class VerbsBlocks
         return device.name();
     }
 
-    /** A block registered for remote READs; closing deregisters it, then releases the block's bytes. */
-    public record Exported(BlockBytes bytes, Registration registration, RdmaBlockResponse response)
+    /** A block registered for remote READs; closing deregisters it, then releases the block's bytes (host) or lease (device). */
+    public record Exported(AutoCloseable bytes, Registration registration, RdmaBlockResponse response)
             implements AutoCloseable
     {
         @Override
@@ -80,7 +85,12 @@ public final class VerbsBlocks
                 LOG.debug("Deregistering an RDMA block: {}", e.getMessage());
             }
             finally {
-                bytes.close();
+                try {
+                    bytes.close();
+                }
+                catch (Exception e) {
+                    LOG.debug("Releasing an RDMA block: {}", e.getMessage());
+                }
             }
         }
     }
@@ -94,9 +104,7 @@ public final class VerbsBlocks
             int length = Math.toIntExact(bytes.length());
             Registration registration = device.protectionDomain().register(RegistrableMemory.host(bytes.buffer().nioBuffer(0, length)), Access.remoteReadable());
             try {
-                List<RemoteSlice> slices = registration.remoteSlices(0, length);
-                InetSocketAddress listen = device.listenAddress();
-                RdmaBlockResponse response = new RdmaBlockResponse(requestId, index, length, listen.getAddress().getHostAddress(), listen.getPort(), slices);
+                RdmaBlockResponse response = response(requestId, index, length, registration);
                 success = true;
                 return new Exported(bytes, registration, response);
             }
@@ -113,8 +121,110 @@ public final class VerbsBlocks
         }
     }
 
+    /**
+     * Registers a borrowed device buffer (taking ownership of the lease) for GPUDirect RDMA READs:
+     * {@link DeviceRegistrations#register}, which the NIC refuses without peer memory
+     * ({@code nvidia_peermem}; the simulated NIC as the topology says).
+     */
+    Exported exportDevice(long requestId, int index, DeviceRuntime runtime, BlockLease lease)
+            throws VerbsException
+    {
+        boolean success = false;
+        try {
+            int length = Math.toIntExact(lease.length());
+            Registration registration = DeviceRegistrations.register(runtime, lease.buffer(), device.protectionDomain(), Access.remoteReadable());
+            try {
+                RdmaBlockResponse response = response(requestId, index, length, registration);
+                success = true;
+                return new Exported(lease, registration, response);
+            }
+            finally {
+                if (!success) {
+                    registration.deregister();
+                }
+            }
+        }
+        finally {
+            if (!success) {
+                lease.close();
+            }
+        }
+    }
+
+    private RdmaBlockResponse response(long requestId, int index, int length, Registration registration)
+            throws VerbsException
+    {
+        List<RemoteSlice> slices = registration.remoteSlices(0, length);
+        InetSocketAddress listen = device.listenAddress();
+        return new RdmaBlockResponse(requestId, index, length, listen.getAddress().getHostAddress(), listen.getPort(), slices);
+    }
+
+    /**
+     * GPUDirect RDMA READ of the device block {@code response} describes into a buffer on this
+     * executor's GPU 0 (registered with the NIC as the sink), then down to a new host buffer owned by
+     * the caller, since Spark's reduce side decodes on the CPU.
+     */
+    BlockBytes readThroughDevice(RdmaBlockResponse response, BufferAllocator allocator, DeviceRuntime runtime)
+            throws IOException
+    {
+        int length = Math.toIntExact(response.length());
+        ArrowBuf body = allocator.buffer(length);
+        boolean success = false;
+        try (DeviceBuffer landing = runtime.deviceAllocator(0).allocate(length)) {
+            Registration sink;
+            try {
+                sink = DeviceRegistrations.register(runtime, landing, device.protectionDomain(), Access.readSink());
+            }
+            catch (VerbsException e) {
+                throw new IOException("Cannot register " + landing.name() + " as a GPUDirect RDMA sink with " + device.name() + ": " + e.getMessage(), e);
+            }
+            try {
+                readInto(response, sink);
+            }
+            finally {
+                sink.deregister();
+            }
+            try (DeviceStream stream = runtime.newStream(0)) {
+                stream.copyToHost(landing, 0, body.nioBuffer(0, length));
+                stream.synchronize();
+            }
+            success = true;
+            return new BlockBytes(body, length);
+        }
+        finally {
+            if (!success) {
+                body.close();
+            }
+        }
+    }
+
     /** READs the block {@code response} describes into a new buffer owned by the caller. */
     BlockBytes read(RdmaBlockResponse response, BufferAllocator allocator)
+            throws IOException
+    {
+        int length = Math.toIntExact(response.length());
+        ArrowBuf body = allocator.buffer(length);
+        boolean success = false;
+        try {
+            Registration sink = device.protectionDomain().register(RegistrableMemory.host(body.nioBuffer(0, length)), Access.readSink());
+            try {
+                readInto(response, sink);
+            }
+            finally {
+                sink.deregister();
+            }
+            success = true;
+            return new BlockBytes(body, length);
+        }
+        finally {
+            if (!success) {
+                body.close();
+            }
+        }
+    }
+
+    /** One-sided READs of every slice of {@code response} into {@code sink}, over a pooled connection to the peer's NIC. */
+    private void readInto(RdmaBlockResponse response, Registration sink)
             throws IOException
     {
         if (closed) {
@@ -125,23 +235,14 @@ public final class VerbsBlocks
         if (connection == null || !connection.isOpen()) {
             connection = device.connect(peer, timeout);
         }
-        int length = Math.toIntExact(response.length());
-        ArrowBuf body = allocator.buffer(length);
         boolean success = false;
         try {
-            Registration sink = device.protectionDomain().register(RegistrableMemory.host(body.nioBuffer(0, length)), Access.readSink());
-            try {
-                List<ReadTarget> targets = new ArrayList<>(response.slices().size());
-                for (RemoteSlice slice : response.slices()) {
-                    targets.add(new ReadTarget(slice, slice.offset()));
-                }
-                new RemoteReader(connection, settings, readChunkBytes).read(targets, sink, timeout);
+            List<ReadTarget> targets = new ArrayList<>(response.slices().size());
+            for (RemoteSlice slice : response.slices()) {
+                targets.add(new ReadTarget(slice, slice.offset()));
             }
-            finally {
-                sink.deregister();
-            }
+            new RemoteReader(connection, settings, readChunkBytes).read(targets, sink, timeout);
             success = true;
-            return new BlockBytes(body, length);
         }
         finally {
             if (success && !closed) {
@@ -149,9 +250,6 @@ public final class VerbsBlocks
             }
             else {
                 connection.close();
-                if (!success) {
-                    body.close();
-                }
             }
         }
     }

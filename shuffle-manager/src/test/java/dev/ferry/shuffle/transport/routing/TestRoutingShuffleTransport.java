@@ -1,6 +1,7 @@
 package dev.ferry.shuffle.transport.routing;
 
 import java.net.InetAddress;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,13 +10,24 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.pool.BlockLease;
+import dev.ferry.device.pool.DeviceMemoryPool;
+import dev.ferry.device.pool.LocalSpillDirectory;
+import dev.ferry.device.pool.StorageTier;
+import dev.ferry.device.pool.StoredBlock;
+import dev.ferry.device.pool.TieredShuffleStore;
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.route.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.BlockSource;
+import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.tcp.DeviceRouteFallbacks;
+import dev.ferry.shuffle.transport.tcp.TcpAuth;
 import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
 import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
 import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
@@ -123,8 +135,8 @@ class TestRoutingShuffleTransport
             assertEquals(Route.HOST_SHM, sameNodeHost.carrier());
             RouteChoice sameNodeDevice = routing.choose(peer("2", 1001, place(nodeA, "GPU1"), true));
             assertEquals(Route.NVLINK, sameNodeDevice.decided(), sameNodeDevice.reason());
-            assertEquals(Route.HOST_STAGED, sameNodeDevice.carrier(), "NVLink's device path is not wired: staged through host memory");
-            assertTrue(sameNodeDevice.reason().contains("not wired"), sameNodeDevice.reason());
+            assertEquals(Route.HOST_STAGED, sameNodeDevice.carrier(), "no device runtime here to land NVLink blocks in: staged through host memory");
+            assertTrue(sameNodeDevice.reason().contains("no device runtime"), sameNodeDevice.reason());
             RouteChoice crossNodeDevice = routing.choose(peer("3", 1002, place(nodeB, "GPU0"), true));
             assertEquals(Route.GPUDIRECT_RDMA, crossNodeDevice.decided(), crossNodeDevice.reason());
             assertEquals(Route.TCP, crossNodeDevice.carrier(), "no verbs layer here");
@@ -181,6 +193,82 @@ class TestRoutingShuffleTransport
         try (Stream files = new Stream(shmDirectory)) {
             assertEquals(0, files.count(), "every published shared-memory block was released");
         }
+    }
+
+    @Test
+    void gpuBlocksCrossNodesByGpudirectRdmaAndSpilledOnesHostStaged()
+            throws Exception
+    {
+        int length = 256 * 1024;
+        ShuffleBlockRef spilledRef = new ShuffleBlockRef(3, 30, 0);
+        ShuffleBlockRef residentRef = new ShuffleBlockRef(3, 31, 0);
+        ClusterTopology dgx = topology("dgx-h100-ib-2node");
+        String nodeA = dgx.nodes().get(0).hostname();
+        String nodeB = dgx.nodes().get(1).hostname();
+        SimulatedVerbsProvider provider = new SimulatedVerbsProvider(new SimulatedNicOptions(true, 64 << 20, false, CmFault.NONE));
+        VerbsBlocks serverNic = new VerbsBlocks(provider.openLoopbackDevice("sim_server", VERBS), VERBS, 64 << 10, Duration.ofSeconds(10));
+        VerbsBlocks clientNic = new VerbsBlocks(provider.openLoopbackDevice("sim_client", VERBS), VERBS, 64 << 10, Duration.ofSeconds(10));
+        RouteCounters counters = new RouteCounters();
+        long fallbacksBefore = DeviceRouteFallbacks.blocks();
+        try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "16m")));
+                DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 0, length, 100);
+                TieredShuffleStore store = new TieredShuffleStore(runtime, 0, pool, 4L * length, new LocalSpillDirectory(shmDirectory.resolve("spill"), 0))) {
+            // A one-block pool: the second put spills the first to host memory.
+            store.put(stored(spilledRef), ByteBuffer.wrap(pattern(length, 5)));
+            store.put(stored(residentRef), ByteBuffer.wrap(pattern(length, 6)));
+            assertEquals(StorageTier.HOST, store.tierOf(stored(spilledRef)));
+            BlockSource hostPath = ref -> {
+                ByteBuffer bytes = store.read(stored(ref));
+                ArrowBuf buffer = allocator.buffer(bytes.remaining());
+                buffer.setBytes(0, bytes);
+                return Optional.of(new BlockBytes(buffer, length));
+            };
+            DeviceBlockSource devicePath = new DeviceBlockSource()
+            {
+                @Override
+                public DeviceRuntime runtime()
+                {
+                    return runtime;
+                }
+
+                @Override
+                public Optional<BlockLease> borrow(ShuffleBlockRef block)
+                {
+                    return store.tryBorrow(stored(block));
+                }
+            };
+            try (TcpBlockServer server = new TcpBlockServer(hostPath, LOOPBACK, 0, 16 << 20, null, serverNic, TcpAuth.none(), devicePath);
+                    RoutingShuffleTransport routing = new RoutingShuffleTransport(dgx, place(nodeA, "GPU0"), new RoutePolicy(RoutePolicyConfig.defaults()),
+                            new TcpShuffleTransport(10_000, 16 << 20), shmDirectory, new ShmBlockReader(shmDirectory, counters), Optional.of(clientNic), "",
+                            counters, new PeerRouteLog(), Optional.of(runtime))) {
+                PeerAddress peer = peer("7", server.port(), place(nodeB, "GPU0"), true);
+                RouteChoice choice = routing.choose(peer);
+                assertEquals(Route.GPUDIRECT_RDMA, choice.carrier(), choice.reason());
+                List<ShuffleBlockRef> refs = List.of(residentRef, spilledRef);
+                try (FetchedBlocks fetched = routing.fetch(peer, refs, allocator)) {
+                    assertEquals("GPUDIRECT_RDMA", fetched.routeOf(0));
+                    assertEquals("RDMA_HOST_STAGED", fetched.routeOf(1), "a block spilled off the peer's GPU travels through host memory");
+                    for (int i = 0; i < refs.size(); i++) {
+                        byte[] copy = new byte[(int) fetched.blocks().get(i).length()];
+                        fetched.blocks().get(i).buffer().getBytes(0, copy);
+                        assertArrayEquals(pattern(length, i == 0 ? 6 : 5), copy, refs.get(i).toString());
+                    }
+                }
+                assertEquals(length, counters.bytes(Route.GPUDIRECT_RDMA));
+                assertEquals(length, counters.bytes(Route.RDMA_HOST_STAGED));
+                assertEquals(fallbacksBefore + 1, DeviceRouteFallbacks.blocks());
+            }
+            assertEquals(0, store.leasesOf(stored(residentRef)), "the server returned every lease");
+            assertEquals(StorageTier.DEVICE, store.tierOf(stored(residentRef)));
+        }
+        finally {
+            serverNic.close();
+        }
+    }
+
+    private static StoredBlock stored(ShuffleBlockRef ref)
+    {
+        return new StoredBlock(ref.shuffleId(), ref.mapId(), ref.reduceId(), 0, ref.mapId());
     }
 
     private static byte[] pattern(int length, int seed)

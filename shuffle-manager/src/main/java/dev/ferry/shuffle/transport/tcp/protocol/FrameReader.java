@@ -75,6 +75,14 @@ public final class FrameReader
                     return RdmaFetchRequest.decode(buffer);
                 case RDMA_BLOCK_RESPONSE:
                     return RdmaBlockResponse.decode(buffer);
+                case IPC_FETCH_REQUEST:
+                    return IpcFetchRequest.decode(buffer);
+                case IPC_BLOCK_RESPONSE:
+                    return IpcBlockResponse.decode(buffer);
+                case GPU_RDMA_FETCH_REQUEST:
+                    return GpuRdmaFetchRequest.decode(buffer);
+                case GPU_RDMA_BLOCK_RESPONSE:
+                    return new GpuRdmaBlockResponse(RdmaBlockResponse.decode(buffer));
                 case BLOCK_RESPONSE: {
                     BlockResponse response = BlockResponse.decode(buffer);
                     if (response.bodyLength() != frameLength - 1L - headerLength) {

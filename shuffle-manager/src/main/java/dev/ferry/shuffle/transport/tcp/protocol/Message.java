@@ -10,7 +10,8 @@ import java.nio.ByteBuffer;
  * branch, and a line in the protocol test.
  */
 public sealed interface Message
-        permits FetchRequest, BlockResponse, FetchFailure, ShmFetchRequest, ShmBlockResponse, RdmaFetchRequest, RdmaBlockResponse
+        permits FetchRequest, BlockResponse, FetchFailure, ShmFetchRequest, ShmBlockResponse, RdmaFetchRequest, RdmaBlockResponse,
+        IpcFetchRequest, IpcBlockResponse, GpuRdmaFetchRequest, GpuRdmaBlockResponse
 {
     MessageType type();
 

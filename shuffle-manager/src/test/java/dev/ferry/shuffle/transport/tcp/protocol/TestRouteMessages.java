@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
 
+import dev.ferry.device.IpcHandle;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.verbs.RemoteSlice;
@@ -15,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The HOST_SHM and RDMA messages through the frame writer and reader, and their lengths off the wire bounds-checked. */
+/** The HOST_SHM, RDMA and device-route (IPC, GPUDirect RDMA) messages through the frame writer and reader, and their lengths off the wire bounds-checked. */
 class TestRouteMessages
 {
     private static final long MAX_FRAME = 1 << 20;
@@ -41,6 +42,30 @@ class TestRouteMessages
         assertEquals(handle, shm.shmHandle());
         assertEquals(RdmaFetchRequest.of(6, refs), reader.read());
         assertEquals(rdma, reader.read());
+    }
+
+    @Test
+    void deviceRouteMessagesRoundTrip()
+            throws IOException
+    {
+        List<ShuffleBlockRef> refs = List.of(new ShuffleBlockRef(4, 1, 2));
+        IpcHandle handle = new IpcHandle("simulated", 4242, 0, 128, 5000, "/dev/shm/ferry-ipc-lease-0123", new byte[] {1, 2, 3});
+        RdmaBlockResponse rdma = new RdmaBlockResponse(8, 0, 300, "127.0.0.1", 4791, List.of(new RemoteSlice(0, 0x1000, 300, 77)));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        FrameWriter writer = new FrameWriter(bytes);
+        writer.write(IpcFetchRequest.of(7, refs));
+        writer.write(new IpcBlockResponse(7, 0, handle.toBytes()));
+        writer.write(GpuRdmaFetchRequest.of(8, refs));
+        writer.write(new GpuRdmaBlockResponse(rdma));
+        writer.flush();
+        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME);
+        assertEquals(IpcFetchRequest.of(7, refs), reader.read());
+        IpcBlockResponse ipc = (IpcBlockResponse) reader.read();
+        assertEquals(handle, ipc.ipcHandle());
+        assertEquals(GpuRdmaFetchRequest.of(8, refs), reader.read());
+        GpuRdmaBlockResponse gpu = (GpuRdmaBlockResponse) reader.read();
+        assertEquals(rdma, gpu.location());
+        assertEquals(MessageType.GPU_RDMA_BLOCK_RESPONSE, gpu.type());
     }
 
     @Test

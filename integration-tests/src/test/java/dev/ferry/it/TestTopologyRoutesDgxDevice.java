@@ -1,0 +1,47 @@
+package dev.ferry.it;
+
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * examples/topologies/dgx-h100-ib-2node.json (NVSwitch, one NDR InfiniBand NIC per GPU,
+ * nvidia_peermem loaded) with {@code spark.ferry.shuffle.stage=device} on the simulated device
+ * backend: the serving executor lends each block's device buffer from its store. Same-node peers
+ * open its CUDA IPC handle and copy it peer-to-peer (NVLINK); other nodes' peers READ its registered
+ * GPU memory into their own (GPUDIRECT_RDMA, the simulated NIC honouring the topology's peer memory).
+ * Each expected route carries bytes, no other remote route any (nothing host-staged: the blocks stay
+ * on the GPU), and results equal Spark's own shuffle.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TestTopologyRoutesDgxDevice
+{
+    private SparkSession spark;
+
+    @BeforeAll
+    void start()
+            throws InterruptedException
+    {
+        spark = TopologyClusters.start(TopologyClusters.exampleTopology("dgx-h100-ib-2node"), "device", Map.of(
+                "spark.ferry.device", "simulated"));
+    }
+
+    @AfterAll
+    void stop()
+    {
+        if (spark != null) {
+            spark.stop();
+        }
+    }
+
+    @Test
+    void sameNodeGpuBlocksGoNvlinkAndCrossNodeGpudirectRdma()
+    {
+        TopologyClusters.assertRoutes(spark, Set.of("NVLINK", "GPUDIRECT_RDMA"));
+    }
+}
