@@ -230,19 +230,10 @@ public final class TcpBlockServer
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
-            Optional<BlockBytes> block;
-            try {
-                block = source.open(request.ref(index));
+            Optional<BlockBytes> block = openOrFail(request, index, writer);
+            if (block.isPresent()) {
+                publishShm(request, index, block.get(), writer, published);
             }
-            catch (IOException | RuntimeException e) {
-                writer.write(new FetchFailure(request.requestId(), index, "Cannot read " + request.ref(index) + ": " + e.getMessage()));
-                continue;
-            }
-            if (block.isEmpty()) {
-                writer.write(new FetchFailure(request.requestId(), index, "No map output for " + request.ref(index) + " on this executor"));
-                continue;
-            }
-            publishShm(request, index, block.get(), writer, published);
         }
     }
 
@@ -355,19 +346,10 @@ public final class TcpBlockServer
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
-            Optional<BlockBytes> block;
-            try {
-                block = source.open(request.ref(index));
+            Optional<BlockBytes> block = openOrFail(request, index, writer);
+            if (block.isPresent()) {
+                registerHost(request, index, block.get(), writer, exported);
             }
-            catch (IOException | RuntimeException e) {
-                writer.write(new FetchFailure(request.requestId(), index, "Cannot read " + request.ref(index) + ": " + e.getMessage()));
-                continue;
-            }
-            if (block.isEmpty()) {
-                writer.write(new FetchFailure(request.requestId(), index, "No map output for " + request.ref(index) + " on this executor"));
-                continue;
-            }
-            registerHost(request, index, block.get(), writer, exported);
         }
     }
 

@@ -86,38 +86,11 @@ final class TcpConnection
             throws IOException
     {
         long requestId = nextRequestId++;
-        writer.write(FetchRequest.of(requestId, blocks));
-        writer.flush();
-        List<BlockBytes> received = new ArrayList<>(blocks.size());
-        boolean success = false;
-        try {
-            for (int index = 0; index < blocks.size(); index++) {
-                Message message = reader.read();
-                if (message == null) {
-                    throw new IOException("Connection to " + peer + " closed after " + index + " of " + blocks.size() + " blocks");
-                }
-                if (message instanceof FetchFailure) {
-                    FetchFailure failure = (FetchFailure) message;
-                    throw new IOException(peer + " could not serve " + blocks.get(failure.index()) + ": " + failure.message());
-                }
-                if (!(message instanceof BlockResponse)) {
-                    throw new IOException("Unexpected " + message.type() + " from " + peer);
-                }
-                BlockResponse response = (BlockResponse) message;
-                if (response.requestId() != requestId || response.index() != index) {
-                    throw new IOException("Out-of-order response from " + peer + ": request " + response.requestId() + " block " + response.index()
-                            + ", expected request " + requestId + " block " + index);
-                }
-                received.add(new BlockBytes(reader.readBody(response, allocator), response.bodyLength()));
-            }
-            success = true;
-            return received;
-        }
-        finally {
-            if (!success) {
-                received.forEach(BlockBytes::close);
-            }
-        }
+        return exchange(FetchRequest.of(requestId, blocks), blocks, (index, message) -> {
+            BlockResponse response = expect(message, BlockResponse.class);
+            checkOrder(requestId, index, response.requestId(), response.index());
+            return new BlockBytes(reader.readBody(response, allocator), response.bodyLength());
+        });
     }
 
     /** Asks a peer on another node to register the blocks with its NIC and READs each with {@code verbs}; on failure everything is released. */
@@ -125,43 +98,16 @@ final class TcpConnection
             throws IOException
     {
         long requestId = nextRequestId++;
-        writer.write(RdmaFetchRequest.of(requestId, blocks));
-        writer.flush();
-        List<BlockBytes> received = new ArrayList<>(blocks.size());
-        boolean success = false;
-        try {
-            for (int index = 0; index < blocks.size(); index++) {
-                Message message = reader.read();
-                if (message == null) {
-                    throw new IOException("Connection to " + peer + " closed after " + index + " of " + blocks.size() + " blocks");
-                }
-                if (message instanceof FetchFailure) {
-                    FetchFailure failure = (FetchFailure) message;
-                    throw new IOException(peer + " could not serve " + blocks.get(failure.index()) + ": " + failure.message());
-                }
-                if (!(message instanceof RdmaBlockResponse)) {
-                    throw new IOException("Unexpected " + message.type() + " from " + peer);
-                }
-                RdmaBlockResponse response = (RdmaBlockResponse) message;
-                if (response.requestId() != requestId || response.index() != index) {
-                    throw new IOException("Out-of-order response from " + peer + ": request " + response.requestId() + " block " + response.index()
-                            + ", expected request " + requestId + " block " + index);
-                }
-                try {
-                    received.add(verbs.read(response, allocator));
-                }
-                catch (IOException | RuntimeException e) {
-                    throw new IOException("RDMA READ of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);
-                }
+        return exchange(RdmaFetchRequest.of(requestId, blocks), blocks, (index, message) -> {
+            RdmaBlockResponse response = expect(message, RdmaBlockResponse.class);
+            checkOrder(requestId, index, response.requestId(), response.index());
+            try {
+                return verbs.read(response, allocator);
             }
-            success = true;
-            return received;
-        }
-        finally {
-            if (!success) {
-                received.forEach(BlockBytes::close);
+            catch (IOException | RuntimeException e) {
+                throw new IOException("RDMA READ of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);
             }
-        }
+        });
     }
 
     /** Asks a same-node peer to publish the blocks in shared memory and copies each out with {@code shm}; on failure everything is released. */
@@ -169,47 +115,11 @@ final class TcpConnection
             throws IOException
     {
         long requestId = nextRequestId++;
-        writer.write(ShmFetchRequest.of(requestId, blocks));
-        writer.flush();
-        List<BlockBytes> received = new ArrayList<>(blocks.size());
-        boolean success = false;
-        try {
-            for (int index = 0; index < blocks.size(); index++) {
-                Message message = reader.read();
-                if (message == null) {
-                    throw new IOException("Connection to " + peer + " closed after " + index + " of " + blocks.size() + " blocks");
-                }
-                if (message instanceof FetchFailure) {
-                    FetchFailure failure = (FetchFailure) message;
-                    throw new IOException(peer + " could not serve " + blocks.get(failure.index()) + ": " + failure.message());
-                }
-                if (!(message instanceof ShmBlockResponse)) {
-                    throw new IOException("Unexpected " + message.type() + " from " + peer);
-                }
-                ShmBlockResponse response = (ShmBlockResponse) message;
-                if (response.requestId() != requestId || response.index() != index) {
-                    throw new IOException("Out-of-order response from " + peer + ": request " + response.requestId() + " block " + response.index()
-                            + ", expected request " + requestId + " block " + index);
-                }
-                ShmBlockHandle handle = response.shmHandle();
-                ArrowBuf body = allocator.buffer(Math.max(handle.length(), 1));
-                try {
-                    shm.read(handle, body.nioBuffer(0, Math.toIntExact(handle.length())));
-                }
-                catch (RuntimeException e) {
-                    body.close();
-                    throw new IOException("Reading " + blocks.get(index) + " from " + peer + " in shared memory: " + e.getMessage(), e);
-                }
-                received.add(new BlockBytes(body, handle.length()));
-            }
-            success = true;
-            return received;
-        }
-        finally {
-            if (!success) {
-                received.forEach(BlockBytes::close);
-            }
-        }
+        return exchange(ShmFetchRequest.of(requestId, blocks), blocks, (index, message) -> {
+            ShmBlockResponse response = expect(message, ShmBlockResponse.class);
+            checkOrder(requestId, index, response.requestId(), response.index());
+            return readShm(blocks.get(index), response.shmHandle(), allocator, shm);
+        });
     }
 
     /**
@@ -225,40 +135,22 @@ final class TcpConnection
     {
         carried.clear();
         long requestId = nextRequestId++;
-        writer.write(IpcFetchRequest.of(requestId, blocks));
-        writer.flush();
-        List<BlockBytes> received = new ArrayList<>(blocks.size());
-        boolean success = false;
-        try {
-            for (int index = 0; index < blocks.size(); index++) {
-                Message message = next(blocks, index);
-                if (message instanceof IpcBlockResponse) {
-                    IpcBlockResponse response = (IpcBlockResponse) message;
-                    checkOrder(requestId, index, response.requestId(), response.index());
-                    received.add(copyDown(blocks.get(index), response.ipcHandle(), allocator, runtime, device, route));
-                    carried.add(route.name());
-                }
-                else if (message instanceof ShmBlockResponse) {
-                    ShmBlockResponse response = (ShmBlockResponse) message;
-                    checkOrder(requestId, index, response.requestId(), response.index());
-                    BlockBytes block = readShm(blocks.get(index), response.shmHandle(), allocator, staged);
-                    received.add(block);
-                    counters.recordBlock(Route.HOST_STAGED, block.length());
-                    carried.add(Route.HOST_STAGED.name());
-                    DeviceRouteFallbacks.record(route, Route.HOST_STAGED, blocks.get(index), peer);
-                }
-                else {
-                    throw new IOException("Unexpected " + message.type() + " from " + peer);
-                }
+        return exchange(IpcFetchRequest.of(requestId, blocks), blocks, (index, message) -> {
+            if (message instanceof IpcBlockResponse) {
+                IpcBlockResponse response = (IpcBlockResponse) message;
+                checkOrder(requestId, index, response.requestId(), response.index());
+                BlockBytes block = copyDown(blocks.get(index), response.ipcHandle(), allocator, runtime, device, route);
+                carried.add(route.name());
+                return block;
             }
-            success = true;
-            return received;
-        }
-        finally {
-            if (!success) {
-                received.forEach(BlockBytes::close);
-            }
-        }
+            ShmBlockResponse response = expect(message, ShmBlockResponse.class);
+            checkOrder(requestId, index, response.requestId(), response.index());
+            BlockBytes block = readShm(blocks.get(index), response.shmHandle(), allocator, staged);
+            counters.recordBlock(Route.HOST_STAGED, block.length());
+            carried.add(Route.HOST_STAGED.name());
+            DeviceRouteFallbacks.record(route, Route.HOST_STAGED, blocks.get(index), peer);
+            return block;
+        });
     }
 
     private BlockBytes copyDown(ShuffleBlockRef block, IpcHandle handle, BufferAllocator allocator, DeviceRuntime runtime, DeviceBlockReader device, Route route)
@@ -295,40 +187,56 @@ final class TcpConnection
     {
         carried.clear();
         long requestId = nextRequestId++;
-        writer.write(GpuRdmaFetchRequest.of(requestId, blocks));
+        return exchange(GpuRdmaFetchRequest.of(requestId, blocks), blocks, (index, message) -> {
+            Route route;
+            RdmaBlockResponse response;
+            if (message instanceof GpuRdmaBlockResponse) {
+                response = ((GpuRdmaBlockResponse) message).location();
+                route = Route.GPUDIRECT_RDMA;
+            }
+            else if (message instanceof RdmaBlockResponse) {
+                response = (RdmaBlockResponse) message;
+                route = Route.RDMA_HOST_STAGED;
+            }
+            else {
+                throw new IOException("Unexpected " + message.type() + " from " + peer);
+            }
+            checkOrder(requestId, index, response.requestId(), response.index());
+            BlockBytes block;
+            try {
+                block = route == Route.GPUDIRECT_RDMA ? verbs.readThroughDevice(response, allocator, runtime) : verbs.read(response, allocator);
+            }
+            catch (IOException | RuntimeException e) {
+                throw new IOException("RDMA READ (" + route + ") of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);
+            }
+            counters.recordBlock(route, block.length());
+            carried.add(route.name());
+            if (route != Route.GPUDIRECT_RDMA) {
+                DeviceRouteFallbacks.record(Route.GPUDIRECT_RDMA, route, blocks.get(index), peer);
+            }
+            return block;
+        });
+    }
+
+    /** Receives one block of a request from its answer, or throws. */
+    @FunctionalInterface
+    private interface BlockReceiver
+    {
+        BlockBytes receive(int index, Message message)
+                throws IOException;
+    }
+
+    /** Sends {@code request} and hands each of its answers, in order, to {@code receiver}; on any failure everything received so far is released. */
+    private List<BlockBytes> exchange(Message request, List<ShuffleBlockRef> blocks, BlockReceiver receiver)
+            throws IOException
+    {
+        writer.write(request);
         writer.flush();
         List<BlockBytes> received = new ArrayList<>(blocks.size());
         boolean success = false;
         try {
             for (int index = 0; index < blocks.size(); index++) {
-                Message message = next(blocks, index);
-                Route route;
-                RdmaBlockResponse response;
-                if (message instanceof GpuRdmaBlockResponse) {
-                    response = ((GpuRdmaBlockResponse) message).location();
-                    route = Route.GPUDIRECT_RDMA;
-                }
-                else if (message instanceof RdmaBlockResponse) {
-                    response = (RdmaBlockResponse) message;
-                    route = Route.RDMA_HOST_STAGED;
-                }
-                else {
-                    throw new IOException("Unexpected " + message.type() + " from " + peer);
-                }
-                checkOrder(requestId, index, response.requestId(), response.index());
-                BlockBytes block;
-                try {
-                    block = route == Route.GPUDIRECT_RDMA ? verbs.readThroughDevice(response, allocator, runtime) : verbs.read(response, allocator);
-                }
-                catch (IOException | RuntimeException e) {
-                    throw new IOException("RDMA READ (" + route + ") of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);
-                }
-                received.add(block);
-                counters.recordBlock(route, block.length());
-                carried.add(route.name());
-                if (route != Route.GPUDIRECT_RDMA) {
-                    DeviceRouteFallbacks.record(Route.GPUDIRECT_RDMA, route, blocks.get(index), peer);
-                }
+                received.add(receiver.receive(index, next(blocks, index)));
             }
             success = true;
             return received;
@@ -338,6 +246,15 @@ final class TcpConnection
                 received.forEach(BlockBytes::close);
             }
         }
+    }
+
+    private <T extends Message> T expect(Message message, Class<T> type)
+            throws IOException
+    {
+        if (!type.isInstance(message)) {
+            throw new IOException("Unexpected " + message.type() + " from " + peer);
+        }
+        return type.cast(message);
     }
 
     private Message next(List<ShuffleBlockRef> blocks, int index)

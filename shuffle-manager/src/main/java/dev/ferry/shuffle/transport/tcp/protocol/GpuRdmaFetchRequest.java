@@ -14,34 +14,17 @@ import dev.ferry.shuffle.transport.ShuffleBlockRef;
  * leases of the previous request are released when the next request arrives or the connection closes.
  */
 public record GpuRdmaFetchRequest(FetchRequest blocks)
-        implements Message
+        implements BlockListRequest
 {
     public static GpuRdmaFetchRequest of(long requestId, List<ShuffleBlockRef> refs)
     {
         return new GpuRdmaFetchRequest(FetchRequest.of(requestId, refs));
     }
 
-    public long requestId()
-    {
-        return blocks.requestId();
-    }
-
     @Override
     public MessageType type()
     {
         return MessageType.GPU_RDMA_FETCH_REQUEST;
-    }
-
-    @Override
-    public int encodedLength()
-    {
-        return blocks.encodedLength();
-    }
-
-    @Override
-    public void encode(ByteBuffer target)
-    {
-        blocks.encode(target);
     }
 
     public static GpuRdmaFetchRequest decode(ByteBuffer source)

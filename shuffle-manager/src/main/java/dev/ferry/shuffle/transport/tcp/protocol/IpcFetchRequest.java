@@ -14,34 +14,17 @@ import dev.ferry.shuffle.transport.ShuffleBlockRef;
  * connection are released when the next request arrives or the connection closes.
  */
 public record IpcFetchRequest(FetchRequest blocks)
-        implements Message
+        implements BlockListRequest
 {
     public static IpcFetchRequest of(long requestId, List<ShuffleBlockRef> refs)
     {
         return new IpcFetchRequest(FetchRequest.of(requestId, refs));
     }
 
-    public long requestId()
-    {
-        return blocks.requestId();
-    }
-
     @Override
     public MessageType type()
     {
         return MessageType.IPC_FETCH_REQUEST;
-    }
-
-    @Override
-    public int encodedLength()
-    {
-        return blocks.encodedLength();
-    }
-
-    @Override
-    public void encode(ByteBuffer target)
-    {
-        blocks.encode(target);
     }
 
     public static IpcFetchRequest decode(ByteBuffer source)

@@ -10,8 +10,8 @@ import java.nio.ByteBuffer;
  * branch, and a line in the protocol test.
  */
 public sealed interface Message
-        permits FetchRequest, BlockResponse, FetchFailure, ShmFetchRequest, ShmBlockResponse, RdmaFetchRequest, RdmaBlockResponse,
-        IpcFetchRequest, IpcBlockResponse, GpuRdmaFetchRequest, GpuRdmaBlockResponse
+        permits FetchRequest, BlockResponse, FetchFailure, BlockListRequest, ShmBlockResponse, RdmaBlockResponse, IpcBlockResponse,
+        GpuRdmaBlockResponse
 {
     MessageType type();
 

@@ -13,34 +13,17 @@ import dev.ferry.shuffle.transport.ShuffleBlockRef;
  * next request arrives or the connection closes.
  */
 public record RdmaFetchRequest(FetchRequest blocks)
-        implements Message
+        implements BlockListRequest
 {
     public static RdmaFetchRequest of(long requestId, List<ShuffleBlockRef> refs)
     {
         return new RdmaFetchRequest(FetchRequest.of(requestId, refs));
     }
 
-    public long requestId()
-    {
-        return blocks.requestId();
-    }
-
     @Override
     public MessageType type()
     {
         return MessageType.RDMA_FETCH_REQUEST;
-    }
-
-    @Override
-    public int encodedLength()
-    {
-        return blocks.encodedLength();
-    }
-
-    @Override
-    public void encode(ByteBuffer target)
-    {
-        blocks.encode(target);
     }
 
     public static RdmaFetchRequest decode(ByteBuffer source)

@@ -8,14 +8,11 @@ import dev.ferry.transport.local.ShmBlockHandle;
 public record ShmBlockResponse(long requestId, int index, byte[] handle)
         implements Message
 {
-    private static final int MAX_HANDLE_BYTES = 4096;
+    private static final String NAME = "shared-memory";
 
     public ShmBlockResponse
     {
-        if (index < 0 || handle.length == 0 || handle.length > MAX_HANDLE_BYTES) {
-            throw new IllegalArgumentException("Invalid shared-memory block response: index " + index + ", handle of " + handle.length + " bytes");
-        }
-        handle = handle.clone();
+        handle = BlockHandleCodec.checkedCopy(NAME, index, handle);
     }
 
     public ShmBlockHandle shmHandle()
@@ -38,28 +35,17 @@ public record ShmBlockResponse(long requestId, int index, byte[] handle)
     @Override
     public int encodedLength()
     {
-        return Long.BYTES + Integer.BYTES + Integer.BYTES + handle.length;
+        return BlockHandleCodec.encodedLength(handle);
     }
 
     @Override
     public void encode(ByteBuffer target)
     {
-        target.putLong(requestId);
-        target.putInt(index);
-        target.putInt(handle.length);
-        target.put(handle);
+        BlockHandleCodec.encode(target, requestId, index, handle);
     }
 
     public static ShmBlockResponse decode(ByteBuffer source)
     {
-        long requestId = source.getLong();
-        int index = source.getInt();
-        int length = source.getInt();
-        if (length != source.remaining()) {
-            throw new IllegalArgumentException("Shared-memory block response claims a " + length + "-byte handle in " + source.remaining() + " bytes");
-        }
-        byte[] handle = new byte[length];
-        source.get(handle);
-        return new ShmBlockResponse(requestId, index, handle);
+        return BlockHandleCodec.decode(source, NAME, ShmBlockResponse::new);
     }
 }

@@ -12,34 +12,17 @@ import dev.ferry.shuffle.transport.ShuffleBlockRef;
  * released when the next request arrives or the connection closes.
  */
 public record ShmFetchRequest(FetchRequest blocks)
-        implements Message
+        implements BlockListRequest
 {
     public static ShmFetchRequest of(long requestId, List<ShuffleBlockRef> refs)
     {
         return new ShmFetchRequest(FetchRequest.of(requestId, refs));
     }
 
-    public long requestId()
-    {
-        return blocks.requestId();
-    }
-
     @Override
     public MessageType type()
     {
         return MessageType.SHM_FETCH_REQUEST;
-    }
-
-    @Override
-    public int encodedLength()
-    {
-        return blocks.encodedLength();
-    }
-
-    @Override
-    public void encode(ByteBuffer target)
-    {
-        blocks.encode(target);
     }
 
     public static ShmFetchRequest decode(ByteBuffer source)
