@@ -140,16 +140,16 @@ final class TcpConnection
                 IpcBlockResponse response = (IpcBlockResponse) message;
                 checkOrder(requestId, index, response.requestId(), response.index());
                 BlockBytes block = copyDown(blocks.get(index), response.ipcHandle(), allocator, runtime, device, route);
-                carried.add(route.name());
-                return block;
+                return accounted(block, () -> carried.add(route.name()));
             }
             ShmBlockResponse response = expect(message, ShmBlockResponse.class);
             checkOrder(requestId, index, response.requestId(), response.index());
             BlockBytes block = readShm(blocks.get(index), response.shmHandle(), allocator, staged);
-            counters.recordBlock(Route.HOST_STAGED, block.length());
-            carried.add(Route.HOST_STAGED.name());
-            DeviceRouteFallbacks.record(route, Route.HOST_STAGED, blocks.get(index), peer);
-            return block;
+            return accounted(block, () -> {
+                counters.recordBlock(Route.HOST_STAGED, block.length());
+                carried.add(Route.HOST_STAGED.name());
+                DeviceRouteFallbacks.record(route, Route.HOST_STAGED, blocks.get(index), peer);
+            });
         });
     }
 
@@ -209,13 +209,30 @@ final class TcpConnection
             catch (IOException | RuntimeException e) {
                 throw new IOException("RDMA READ (" + route + ") of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);
             }
-            counters.recordBlock(route, block.length());
-            carried.add(route.name());
-            if (route != Route.GPUDIRECT_RDMA) {
-                DeviceRouteFallbacks.record(Route.GPUDIRECT_RDMA, route, blocks.get(index), peer);
-            }
-            return block;
+            return accounted(block, () -> {
+                counters.recordBlock(route, block.length());
+                carried.add(route.name());
+                if (route != Route.GPUDIRECT_RDMA) {
+                    DeviceRouteFallbacks.record(Route.GPUDIRECT_RDMA, route, blocks.get(index), peer);
+                }
+            });
         });
+    }
+
+    /**
+     * Runs the bookkeeping for a block just received; if it throws, the block is not yet in
+     * {@link #exchange}'s list, so it is released here instead of leaking.
+     */
+    private static BlockBytes accounted(BlockBytes block, Runnable bookkeeping)
+    {
+        try {
+            bookkeeping.run();
+            return block;
+        }
+        catch (RuntimeException e) {
+            block.close();
+            throw e;
+        }
     }
 
     /** Receives one block of a request from its answer, or throws. */
