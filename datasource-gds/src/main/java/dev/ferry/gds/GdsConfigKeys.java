@@ -34,6 +34,13 @@ public final class GdsConfigKeys
     public static final ConfigKey<Integer> FOOTER_THREADS = ConfigKey.integer("spark.ferry.gds.footerThreads", 8,
             "Footers the driver reads in parallel while inferring the schema and planning splits.");
 
+    public static final ConfigKey<Integer> FOOTER_CACHE_ENTRIES = ConfigKey.integer("spark.ferry.gds.footerCacheEntries", 4096,
+            "Parsed footers each JVM keeps, keyed by file path, length and modification time, so later scans of unchanged files "
+                    + "neither read nor parse them again; 0 turns the cache off.");
+    public static final ConfigKey<Boolean> PAGE_INDEX_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.pageIndexPushdown", true,
+            "With filter pushdown on, also skip pages whose column-index min/max prove the pushed filters false, reading only the "
+                    + "row ranges that may match (files with column and offset indexes only). Spark re-applies every filter either way.");
+
     @Override
     public String section()
     {
@@ -44,6 +51,6 @@ public final class GdsConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(ROUTE, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, PREFETCH_ROW_GROUPS, FILTER_PUSHDOWN,
-                FOOTER_THREADS);
+                FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN);
     }
 }

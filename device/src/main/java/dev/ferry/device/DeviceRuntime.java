@@ -14,9 +14,11 @@ import dev.ferry.device.memory.MemoryLocation;
 import dev.ferry.device.memory.NativeMemory;
 import dev.ferry.device.spi.DeviceBackend;
 import dev.ferry.device.spi.FileReadEngine;
+import dev.ferry.device.spi.HostView;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -28,6 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -56,6 +59,9 @@ public final class DeviceRuntime
     private final Map<CopyRoute, AtomicLong> copiedBytes = new EnumMap<>(CopyRoute.class);
     private final Map<ReadPath, AtomicLong> filesByPath = new EnumMap<>(ReadPath.class);
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicLong pinnedHostBuffers = new AtomicLong();
+    private final AtomicLong pinnedHostBuffersNotLocked = new AtomicLong();
+    private final AtomicBoolean notLockedLogged = new AtomicBoolean();
 
     public DeviceRuntime(DeviceBackend backend, long memoryLimit, long pinnedLimit, boolean recordAllocationSites, String selectionReason)
     {
@@ -116,6 +122,64 @@ public final class DeviceRuntime
     {
         checkOpen();
         return pinnedRoot;
+    }
+
+    /** Pinned host memory with a host view, from the pinned root; see {@link #allocatePinnedHost(BufferAllocator, long)}. */
+    public PinnedHostBuffer allocatePinnedHost(long size)
+    {
+        return allocatePinnedHost(pinnedAllocator(), size);
+    }
+
+    /**
+     * Allocates {@code size} bytes of pinned host memory from {@code allocator} (the pinned root or
+     * a child of it, so limits and leak reports apply) and gives it a host view. On {@code cuda} the
+     * memory is page-locked ({@code cudaHostAlloc}); on {@code simulated} and {@code host} it is an
+     * ordinary direct buffer: that is counted ({@link #pinnedHostBuffersNotPageLocked()}) and logged
+     * once per runtime with the backend's reason, never passed off as locked.
+     *
+     * @throws dev.ferry.device.memory.DeviceOutOfMemoryException when the allocator's chain or the driver refuses
+     */
+    public PinnedHostBuffer allocatePinnedHost(BufferAllocator allocator, long size)
+    {
+        checkOpen();
+        requireNonNull(allocator, "allocator is null");
+        if (allocator.location().isDevice()) {
+            throw new IllegalArgumentException("Pinned host memory comes from the pinned allocator tree, not from '" + allocator.name() + "' (" + allocator.location() + ")");
+        }
+        DeviceBuffer buffer = allocator.allocate(size);
+        boolean success = false;
+        try {
+            HostView view = backend.hostView(buffer.memory());
+            ByteBuffer bytes = view.buffer().slice(toIntExact(buffer.memoryOffset()), toIntExact(buffer.length()));
+            OptionalLong address = view.address().isPresent() ? OptionalLong.of(view.address().getAsLong() + buffer.memoryOffset()) : OptionalLong.empty();
+            PinnedHostBuffer pinned = new PinnedHostBuffer(buffer, bytes, address, view.pageLocked(), view.detail());
+            pinnedHostBuffers.incrementAndGet();
+            if (!view.pageLocked()) {
+                pinnedHostBuffersNotLocked.incrementAndGet();
+                if (notLockedLogged.compareAndSet(false, true)) {
+                    log.info("Pinned host buffers on backend {} are not page-locked: {}", backend.name(), view.detail());
+                }
+            }
+            success = true;
+            return pinned;
+        }
+        finally {
+            if (!success) {
+                buffer.close();
+            }
+        }
+    }
+
+    /** Pinned host buffers handed out by {@link #allocatePinnedHost}. */
+    public long pinnedHostBuffersAllocated()
+    {
+        return pinnedHostBuffers.get();
+    }
+
+    /** Of those, the ones that are ordinary (not page-locked) memory because of the backend. */
+    public long pinnedHostBuffersNotPageLocked()
+    {
+        return pinnedHostBuffersNotLocked.get();
     }
 
     /** The root allocator for {@code location}: a device's, or the pinned host root. */

@@ -69,6 +69,35 @@ public final class ColumnChunkDecoder
      */
     public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, String file, Map<ColumnPath, Set<Encoding>> encodings)
     {
+        start(pages, writerVersion, file, encodings, null, null);
+    }
+
+    /**
+     * Whether this column can read a row group by row ranges (page-index skipping): only the flat
+     * path skips rows itself; parquet-mr's column readers would read the pages it is given as if they
+     * were contiguous. A column missing from the file reads no pages at all.
+     */
+    public boolean canSkipRows(Map<ColumnPath, Set<Encoding>> encodings)
+    {
+        if (leaves.isEmpty()) {
+            return true;
+        }
+        if (flatTarget.isEmpty() || leaves.size() != 1) {
+            return false;
+        }
+        LeafNode leaf = leaves.get(0);
+        Set<Encoding> chunkEncodings = encodings.get(ColumnPath.get(leaf.descriptor.getPath()));
+        return chunkEncodings != null && FlatLeafReader.supports(leaf.descriptor, chunkEncodings);
+    }
+
+    /**
+     * Starts a row group read by row ranges: only rows within the inclusive ranges
+     * [{@code rangeFrom[i]}, {@code rangeTo[i]}] are decoded; null ranges read every row. Ranges
+     * need {@link #canSkipRows}.
+     */
+    public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, String file, Map<ColumnPath, Set<Encoding>> encodings,
+            long[] rangeFrom, long[] rangeTo)
+    {
         readers.clear();
         flat = null;
         if (flatTarget.isPresent() && leaves.size() == 1) {
@@ -83,9 +112,12 @@ public final class ColumnChunkDecoder
                     flatReader = new FlatLeafReader(leaf.descriptor, flatTarget.get());
                 }
                 flat = flatReader;
-                flat.start(pageReader);
+                flat.start(pageReader, rangeFrom, rangeTo);
                 return;
             }
+        }
+        if (rangeFrom != null && !leaves.isEmpty()) {
+            throw new IllegalStateException("column " + field.name() + " cannot read by row ranges");
         }
         consumed = new long[leaves.size()][1];
         for (LeafNode leaf : leaves) {

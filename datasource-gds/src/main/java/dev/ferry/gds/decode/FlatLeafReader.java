@@ -19,6 +19,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.EnumSet;
@@ -57,6 +59,8 @@ final class FlatLeafReader
         READER,
     }
 
+    private static final VarHandle LITTLE_ENDIAN_LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LITTLE_ENDIAN_INTS = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long JULIAN_DAY_OF_EPOCH = 2_440_588;
     private static final long MICROS_PER_DAY = 86_400_000_000L;
 
@@ -87,6 +91,18 @@ final class FlatLeafReader
     private long booleanBit;
     // Where the next string's bytes go in the bound variable-width vector.
     private int dataEnd;
+    // A batch's string bytes are gathered here with System.arraycopy and moved into the Arrow data
+    // buffer in one copy per batch: a heap-to-off-heap Unsafe copy per value cost more than the
+    // bytes themselves for short strings (JFR: half of q3's decode time). Kept across batches.
+    private byte[] stage = new byte[0];
+    // Page-index skipping: the row group's rows to read as inclusive [from, to] ranges, ascending,
+    // and the first row of the current page; null ranges read every row. Pages outside the ranges
+    // never arrive, pages that straddle a range edge do, so rows outside the ranges are skipped
+    // here and every column of the row group yields the same rows.
+    private long[] rangeFrom;
+    private long[] rangeTo;
+    private int rangeIndex;
+    private long pageFirstRow;
 
     FlatLeafReader(ColumnDescriptor descriptor, FlatTarget target)
     {
@@ -103,9 +119,12 @@ final class FlatLeafReader
         return descriptor.getMaxRepetitionLevel() == 0 && descriptor.getMaxDefinitionLevel() <= 1 && SUPPORTED.containsAll(chunkEncodings);
     }
 
-    void start(PageReader pageReader)
+    void start(PageReader pageReader, long[] rangeFrom, long[] rangeTo)
     {
         this.pages = requireNonNull(pageReader, "pageReader is null");
+        this.rangeFrom = rangeFrom;
+        this.rangeTo = rangeTo;
+        this.rangeIndex = 0;
         DictionaryPage page = pageReader.readDictionaryPage();
         try {
             dictionary = page == null ? null : page.getEncoding().initDictionary(descriptor, page);
@@ -135,6 +154,21 @@ final class FlatLeafReader
                 break;
             }
             int count = Math.min(rows - done, pageValues - pageCursor);
+            if (rangeFrom != null) {
+                long row = pageFirstRow + pageCursor;
+                while (rangeIndex < rangeFrom.length && rangeTo[rangeIndex] < row) {
+                    rangeIndex++;
+                }
+                if (rangeIndex == rangeFrom.length || row < rangeFrom[rangeIndex]) {
+                    // Rows of this page before the next range (or after the last): skip their values.
+                    long until = rangeIndex == rangeFrom.length ? Long.MAX_VALUE : rangeFrom[rangeIndex];
+                    int gap = (int) Math.min(pageValues - pageCursor, until - row);
+                    skip(gap);
+                    pageCursor += gap;
+                    continue;
+                }
+                count = (int) Math.min(count, rangeTo[rangeIndex] - row + 1);
+            }
             switch (mode) {
                 case PLAIN:
                     plain(done, count);
@@ -152,8 +186,12 @@ final class FlatLeafReader
             pageCursor += count;
             done += count;
         }
-        if (kind == FlatTarget.Kind.VARBYTES && done > 0) {
-            ((BaseVariableWidthVector) target.vector).setLastSet(done - 1);
+        if (kind == FlatTarget.Kind.VARBYTES) {
+            BaseVariableWidthVector vector = (BaseVariableWidthVector) target.vector;
+            flushStage(vector);
+            if (done > 0) {
+                vector.setLastSet(done - 1);
+            }
         }
         target.vector.setValueCount(done);
         return done;
@@ -162,6 +200,59 @@ final class FlatLeafReader
     FlatTarget target()
     {
         return target;
+    }
+
+    // Moves past the values of the next `count` rows of the page without writing them.
+    private void skip(int count)
+    {
+        int present = count;
+        if (pageHasNulls) {
+            present = 0;
+            for (int index = 0; index < count; index++) {
+                present += definitions[pageCursor + index];
+            }
+        }
+        switch (mode) {
+            case DICTIONARY:
+            case RLE_BOOLEANS:
+                valueCursor += present;
+                return;
+            case READER:
+                valuesReader.skip(present);
+                return;
+            case PLAIN:
+                break;
+        }
+        switch (kind) {
+            case BOOL:
+                booleanBit += present;
+                return;
+            case VARBYTES: {
+                int position = values.position();
+                for (int index = 0; index < present; index++) {
+                    if (values.limit() - position < 4) {
+                        throw new IllegalStateException("byte array length cut off with " + (values.limit() - position) + " bytes left in the page");
+                    }
+                    int length = values.getInt(position);
+                    position += 4;
+                    if (length < 0 || length > values.limit() - position) {
+                        throw new IllegalStateException("byte array of length " + length + " with " + (values.limit() - position) + " bytes left in the page");
+                    }
+                    position += length;
+                }
+                values.position(position);
+                return;
+            }
+            default: {
+                int width = kind == FlatTarget.Kind.INT96 ? 12
+                        : type == PrimitiveTypeName.INT32 || type == PrimitiveTypeName.FLOAT ? 4 : 8;
+                long bytes = (long) present * width;
+                if (bytes > values.remaining()) {
+                    throw new IllegalStateException(bytes + " value bytes to skip, " + values.remaining() + " left in the page");
+                }
+                values.position(values.position() + (int) bytes);
+            }
+        }
     }
 
     private boolean present(int index)
@@ -235,9 +326,7 @@ final class FlatLeafReader
                         if (length < 0 || length > limit - position) {
                             throw new IllegalStateException("byte array of length " + length + " with " + (limit - position) + " bytes left in the page");
                         }
-                        long data = reserve(vector, length);
-                        MemoryUtil.copyToMemory(page, position, data + dataEnd, length);
-                        dataEnd += length;
+                        stage(page, position, length);
                         position += length;
                     }
                     MemoryUtil.putInt(offsets + (long) (row + 1) * 4, dataEnd);
@@ -247,17 +336,24 @@ final class FlatLeafReader
                 return;
             }
             case INT96: {
+                // Read from the page array through little-endian views: the buffer's checked
+                // getters and position updates per value cost more than the conversion.
                 long data = target.vector.getDataBufferAddress();
+                byte[] page = values.array();
+                int position = values.arrayOffset() + values.position();
+                int limit = values.arrayOffset() + values.limit();
                 for (int index = 0; index < count; index++) {
                     if (present(index)) {
-                        if (values.remaining() < 12) {
-                            throw new IllegalStateException("INT96 value cut off with " + values.remaining() + " bytes left in the page");
+                        if (limit - position < 12) {
+                            throw new IllegalStateException("INT96 value cut off with " + (limit - position) + " bytes left in the page");
                         }
-                        int position = values.position();
-                        MemoryUtil.putLong(data + (long) (firstRow + index) * 8, int96Micros(values.getLong(position), values.getInt(position + 8)));
-                        values.position(position + 12);
+                        long nanosOfDay = (long) LITTLE_ENDIAN_LONGS.get(page, position);
+                        int julianDay = (int) LITTLE_ENDIAN_INTS.get(page, position + 8);
+                        MemoryUtil.putLong(data + (long) (firstRow + index) * 8, int96Micros(nanosOfDay, julianDay));
+                        position += 12;
                     }
                 }
+                values.position(position - values.arrayOffset());
                 markPresent(firstRow, count);
                 return;
             }
@@ -348,9 +444,7 @@ final class FlatLeafReader
                 for (int index = 0; index < count; index++) {
                     if (dense || definitions[pageCursor + index] != 0) {
                         byte[] bytes = dictionaryValues[ids[cursor++]];
-                        long address = reserve(vector, bytes.length);
-                        MemoryUtil.copyToMemory(bytes, 0, address + dataEnd, bytes.length);
-                        dataEnd += bytes.length;
+                        stage(bytes, 0, bytes.length);
                     }
                     MemoryUtil.putInt(offsets + (long) index * 4, dataEnd);
                 }
@@ -451,10 +545,7 @@ final class FlatLeafReader
                     if (present(index)) {
                         Binary value = reader.readBytes();
                         byte[] bytes = value.getBytesUnsafe();
-                        int length = value.length();
-                        long address = reserve(vector, length);
-                        MemoryUtil.copyToMemory(bytes, 0, address + dataEnd, length);
-                        dataEnd += length;
+                        stage(bytes, 0, value.length());
                     }
                     MemoryUtil.putInt(offsets + (long) (firstRow + index + 1) * 4, dataEnd);
                 }
@@ -471,14 +562,29 @@ final class FlatLeafReader
         markPresent(firstRow, count);
     }
 
-    // Room for `length` more bytes in the data buffer; returns its (possibly moved) address.
-    private long reserve(BaseVariableWidthVector vector, int length)
+    private void stage(byte[] bytes, int offset, int length)
     {
-        long needed = (long) dataEnd + length;
-        if (needed > vector.getDataBuffer().capacity()) {
-            vector.reallocDataBuffer(Math.max(needed, vector.getDataBuffer().capacity() * 2));
+        int end = dataEnd + length;
+        if (end > stage.length) {
+            if (end < 0) {
+                throw new IllegalStateException("more than 2 GiB of string bytes in one batch");
+            }
+            stage = java.util.Arrays.copyOf(stage, (int) Math.min(Integer.MAX_VALUE - 8, Math.max((long) end, 2L * stage.length + 1024)));
         }
-        return vector.getDataBufferAddress();
+        System.arraycopy(bytes, offset, stage, dataEnd, length);
+        dataEnd = end;
+    }
+
+    // Moves the batch's staged string bytes into the vector's data buffer (grown to fit) in one copy.
+    private void flushStage(BaseVariableWidthVector vector)
+    {
+        if (dataEnd == 0) {
+            return;
+        }
+        if (dataEnd > vector.getDataBuffer().capacity()) {
+            vector.reallocDataBuffer(dataEnd);
+        }
+        MemoryUtil.copyToMemory(stage, 0, vector.getDataBufferAddress(), dataEnd);
     }
 
     private static void copyValues(ByteBuffer source, long address, int bytes)
@@ -573,6 +679,12 @@ final class FlatLeafReader
         }
         pageValues = page.getValueCount();
         pageCursor = 0;
+        if (rangeFrom != null) {
+            if (page.getFirstRowIndex().isEmpty()) {
+                throw new IllegalStateException("a page of a row group read by row ranges has no first row index");
+            }
+            pageFirstRow = page.getFirstRowIndex().get();
+        }
         valueCursor = 0;
         if (definitions.length < pageValues) {
             definitions = new int[pageValues];

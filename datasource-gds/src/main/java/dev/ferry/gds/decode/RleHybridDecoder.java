@@ -44,10 +44,30 @@ final class RleHybridDecoder
                 if (groups == 0) {
                     throw new IllegalStateException("empty bit-packed run");
                 }
-                for (int group = 0; group < groups; group++) {
-                    if (input.remaining() < bitWidth) {
-                        throw new IllegalStateException("bit-packed run of " + groups + " groups runs past the end of its data");
+                if ((long) groups * bitWidth > input.remaining()) {
+                    throw new IllegalStateException("bit-packed run of " + groups + " groups runs past the end of its data");
+                }
+                int group = 0;
+                if (bitWidth != 0 && input.hasArray()) {
+                    // Straight into the output from the page array: 32 values per call while they fit,
+                    // then 8; the ByteBuffer variant reads byte by byte through bounds checks.
+                    byte[] array = input.array();
+                    int position = input.arrayOffset() + input.position();
+                    while (group + 4 <= groups && produced + 32 <= count) {
+                        packer.unpack32Values(array, position, output, produced);
+                        position += 4 * bitWidth;
+                        produced += 32;
+                        group += 4;
                     }
+                    while (group < groups && produced + 8 <= count) {
+                        packer.unpack8Values(array, position, output, produced);
+                        position += bitWidth;
+                        produced += 8;
+                        group++;
+                    }
+                    input.position(position - input.arrayOffset());
+                }
+                for (; group < groups; group++) {
                     if (bitWidth == 0) {
                         // The width-0 packer writes nothing; the values are all zero.
                         Arrays.fill(unpacked, 0);

@@ -14,20 +14,25 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * The BOUNCE route, for a GPU destination where cuFile cannot read directly: positional reads
- * through the page cache into two reusable off-heap staging buffers, each copied host -> device on a
- * copy thread while the next slice is read into the other one, so disk and copy overlap. Every byte
- * counts as a POSIX outcome.
+ * through the page cache into a small ring of reusable pinned staging buffers ({@link StagingRing}),
+ * each copied host -> device on a copy thread while the next slice is read into another one, so
+ * disk and copy overlap; at most {@code STAGING_BUFFERS} slices are in flight. Every byte counts as
+ * a POSIX outcome.
  *
- * <p>The staging buffers are direct (off-heap) ByteBuffers, since the device runtime offers no host
- * view of its pinned allocations; on {@code cuda} the copy from them is a pageable-host copy.
+ * <p>The slots come from {@code DeviceRuntime.allocatePinnedHost}: page-locked on {@code cuda}, so
+ * each copy is a DMA from the slot. If pinned memory cannot be had, the ring uses ordinary direct
+ * buffers, logged and counted with the reason ({@link #stagingReason()}).
  */
 public final class BounceParquetDataSource
         extends DeviceParquetDataSource
@@ -35,7 +40,7 @@ public final class BounceParquetDataSource
     private static final int STAGING_BUFFERS = 2;
 
     private final FileChannel channel;
-    private final ByteBuffer[] staging = new ByteBuffer[STAGING_BUFFERS];
+    private final StagingRing staging;
     private final ExecutorService copier;
 
     private BounceParquetDataSource(String id, FileChannel channel, long size, ReadPlanning planning, Optional<ExecutorService> parallelReads,
@@ -44,9 +49,7 @@ public final class BounceParquetDataSource
         super(id, size, planning, parallelReads, runtime, device);
         this.channel = requireNonNull(channel, "channel is null");
         int stagingBytes = (int) Math.min(planning.readSlice(), Math.max(1, size));
-        for (int index = 0; index < STAGING_BUFFERS; index++) {
-            staging[index] = ByteBuffer.allocateDirect(stagingBytes);
-        }
+        this.staging = StagingRing.open(runtime, id, STAGING_BUFFERS, stagingBytes);
         this.copier = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "ferry-gds-bounce-copy");
             thread.setDaemon(true);
@@ -68,6 +71,24 @@ public final class BounceParquetDataSource
         }
     }
 
+    /** Whether this file's reads stage through pinned memory (false: the logged, counted fallback). */
+    public boolean stagesThroughPinnedMemory()
+    {
+        return staging.isPinned();
+    }
+
+    /** What the staging buffers are, or why they are not pinned. */
+    public String stagingReason()
+    {
+        return staging.reason();
+    }
+
+    /** How many BOUNCE files in this JVM staged through ordinary memory because pinned allocation failed. */
+    public static long pinnedStagingFallbacks()
+    {
+        return StagingRing.pinnedFallbacks();
+    }
+
     @Override
     public IoRoute route()
     {
@@ -83,7 +104,7 @@ public final class BounceParquetDataSource
     @Override
     public String readPathReason()
     {
-        return "BOUNCE: page-cache reads into host staging buffers, then host -> device copies";
+        return "BOUNCE: page-cache reads into " + staging.reason() + ", then host -> device copies";
     }
 
     // One file's staging buffers serve one request list at a time (the prefetch thread and an unplanned read may both ask).
@@ -105,14 +126,14 @@ public final class BounceParquetDataSource
                         if (pending[index] != null) {
                             awaitAll(List.of(pending[index]));
                         }
-                        ByteBuffer stage = staging[index];
-                        stage.clear();
-                        stage.limit((int) Math.min(stage.capacity(), request.length() - offset));
+                        ByteBuffer stage = staging.slot(index);
+                        int length = (int) Math.min(stage.capacity(), request.length() - offset);
+                        stage.limit(length);
                         fill(request.position() + offset, stage);
-                        stage.flip();
                         long targetOffset = offset;
-                        pending[index] = copier.submit(() -> stream.copyFromHost(stage, buffer, targetOffset));
-                        offset += stage.limit();
+                        // The copy thread returns the slot only once the copy is done with it (see StagingRing.copyToDevice).
+                        pending[index] = copier.submit(() -> staging.copyToDevice(stream, index, length, buffer, targetOffset));
+                        offset += length;
                     }
                     bytes += request.length();
                 }
@@ -126,17 +147,46 @@ public final class BounceParquetDataSource
                 stream.synchronize();
             }
             catch (IOException | RuntimeException | Error e) {
-                for (Future<?> future : pending) {
-                    if (future != null) {
-                        future.cancel(false);
-                    }
-                }
+                // A copy still queued or running reads a staging slot and writes a target buffer: let it end before freeing either.
+                drainCopies();
                 closeAll(resident);
                 throw e;
             }
         }
         recordOutcome(ReadPath.POSIX, bytes);
         return resident;
+    }
+
+    /**
+     * Waits until the copy thread has finished everything submitted so far. Futures alone cannot
+     * tell: one cancelled while running (as {@code awaitAll} does on failure) reports done but keeps
+     * running. The copier is single-threaded, so a no-op completing means every earlier task ended.
+     */
+    private void drainCopies()
+    {
+        Future<?> barrier;
+        try {
+            barrier = copier.submit(() -> {});
+        }
+        catch (RejectedExecutionException e) {
+            return; // shut down: nothing more runs
+        }
+        boolean interrupted = false;
+        while (true) {
+            try {
+                barrier.get();
+                break;
+            }
+            catch (InterruptedException e) {
+                interrupted = true;
+            }
+            catch (ExecutionException | CancellationException e) {
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void fill(long position, ByteBuffer target)
@@ -152,11 +202,17 @@ public final class BounceParquetDataSource
         }
     }
 
+    // Synchronized with readToDevice: the staging memory must not be freed under a copy in flight.
     @Override
-    protected void closeRoute()
+    protected synchronized void closeRoute()
             throws IOException
     {
         copier.shutdownNow();
-        channel.close();
+        try {
+            staging.close();
+        }
+        finally {
+            channel.close();
+        }
     }
 }

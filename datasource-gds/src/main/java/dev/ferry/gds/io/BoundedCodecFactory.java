@@ -47,6 +47,9 @@ public final class BoundedCodecFactory
     @Override
     public BytesInputDecompressor getDecompressor(CompressionCodecName codec)
     {
+        if (codec == CompressionCodecName.BROTLI) {
+            return new BrotliDecompressor(maxPageBytes);
+        }
         BytesInputDecompressor decompressor = delegate.getDecompressor(codec);
         return new BytesInputDecompressor()
         {
@@ -121,6 +124,15 @@ public final class BoundedCodecFactory
             throw new IOException("A " + codec + " page decompressed to " + produced + " bytes; its header claims " + uncompressedSize);
         }
         return output;
+    }
+
+    static void check(CompressionCodecName codec, int uncompressedSize, long maxPageBytes)
+            throws IOException
+    {
+        if (uncompressedSize < 0 || uncompressedSize > maxPageBytes) {
+            throw new IOException("A " + codec + " page claims " + uncompressedSize + " uncompressed bytes; the limit is " + maxPageBytes
+                    + " (spark.ferry.gds.io.maxPageBytes)");
+        }
     }
 
     private void check(CompressionCodecName codec, int uncompressedSize)

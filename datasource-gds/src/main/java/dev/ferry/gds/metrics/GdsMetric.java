@@ -23,6 +23,8 @@ public enum GdsMetric
     DECODE_MS("decodeMs", "time decoding pages into Arrow (ms)", DecodeTimeMetric::new),
     ROW_GROUPS_READ("rowGroupsRead", "row groups read", RowGroupsReadMetric::new),
     ROW_GROUPS_SKIPPED("rowGroupsSkipped", "row groups skipped by statistics", RowGroupsSkippedMetric::new),
+    PAGES_SKIPPED("pagesSkipped", "pages skipped by column-index min/max (page-index pushdown)", PagesSkippedMetric::new),
+    PAGE_INDEX_FALLBACKS("pageIndexFallbacks", "row groups with pushed filters and page indexes read whole because a column cannot skip rows", PageIndexFallbacksMetric::new),
     FILES_PRUNED("filesPruned", "files skipped by partition filters", FilesPrunedMetric::new),
     FILES_SKIPPED("filesSkipped", "files skipped (ignoreCorruptFiles, ignoreMissingFiles)", FilesSkippedMetric::new),
     ROUTE_FALLBACKS("routeFallbacks", "files read on another route than the policy chose", RouteFallbacksMetric::new);

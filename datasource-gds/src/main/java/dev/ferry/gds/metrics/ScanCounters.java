@@ -25,6 +25,8 @@ public final class ScanCounters
     private long rowGroupsRead;
     private long filesSkipped;
     private long routeFallbacks;
+    private long pagesSkipped;
+    private long pageIndexFallbacks;
 
     /** Adds a closed data source's counters. */
     public void addSource(IoRoute route, ReadCounters counters)
@@ -68,6 +70,12 @@ public final class ScanCounters
         filesSkipped++;
     }
 
+    public void addPageIndex(long skipped, long fallbacks)
+    {
+        pagesSkipped += skipped;
+        pageIndexFallbacks += fallbacks;
+    }
+
     public void addRouteFallback()
     {
         routeFallbacks++;
@@ -84,7 +92,7 @@ public final class ScanCounters
     }
 
     /** Task metrics, including the counters of {@code open}, the source still being read, and the decode time of the slice still open. */
-    public CustomTaskMetric[] snapshot(List<ReadCountersOf> open, long openDecodeNanos, long openIoWaitNanos)
+    public CustomTaskMetric[] snapshot(List<ReadCountersOf> open, long openDecodeNanos, long openIoWaitNanos, long openPagesSkipped, long openPageIndexFallbacks)
     {
         long host = hostBytes;
         long bounce = bounceBytes;
@@ -127,6 +135,8 @@ public final class ScanCounters
         metrics.add(GdsMetric.READ_MS.value(TimeUnit.NANOSECONDS.toMillis(read)));
         metrics.add(GdsMetric.DECODE_MS.value(TimeUnit.NANOSECONDS.toMillis(decodeNanos + openDecodeNanos)));
         metrics.add(GdsMetric.ROW_GROUPS_READ.value(rowGroupsRead));
+        metrics.add(GdsMetric.PAGES_SKIPPED.value(pagesSkipped + openPagesSkipped));
+        metrics.add(GdsMetric.PAGE_INDEX_FALLBACKS.value(pageIndexFallbacks + openPageIndexFallbacks));
         metrics.add(GdsMetric.FILES_SKIPPED.value(filesSkipped));
         metrics.add(GdsMetric.ROUTE_FALLBACKS.value(routeFallbacks));
         return metrics.toArray(new CustomTaskMetric[0]);

@@ -61,7 +61,8 @@ public final class FileListing
                 scala.collection.immutable.List$.MODULE$.empty(), scala.collection.immutable.List$.MODULE$.empty()))) {
             for (FileStatusWithMetadata status : CollectionConverters.asJava(directory.files())) {
                 FileStatus fileStatus = status.fileStatus();
-                files.add(new SourceFile(fileStatus.getPath().toString(), fileStatus.getLen(), directory.values().copy(), hosts(fileStatus)));
+                files.add(new SourceFile(fileStatus.getPath().toString(), fileStatus.getLen(), directory.values().copy(), hosts(fileStatus),
+                        fileStatus.getModificationTime()));
             }
         }
         return new FileListing(files, index.partitionSchema());

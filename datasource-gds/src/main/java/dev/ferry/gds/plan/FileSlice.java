@@ -1,5 +1,7 @@
 package dev.ferry.gds.plan;
 
+import org.apache.parquet.filter2.predicate.FilterPredicate;
+
 import java.io.Serializable;
 import java.util.Arrays;
 
@@ -11,14 +13,21 @@ import static java.util.Objects.requireNonNull;
  * @param rowGroups indexes into the footer's row groups, ascending
  * @param bytes compressed bytes of those row groups
  * @param rows rows in those row groups
+ * @param pageFilter the pushed filters as parquet-mr translated them for this file, for page-index skipping; null for none
  */
-public record FileSlice(SourceFile file, int[] rowGroups, long bytes, long rows)
+public record FileSlice(SourceFile file, int[] rowGroups, long bytes, long rows, FilterPredicate pageFilter)
         implements Serializable
 {
     public FileSlice
     {
         requireNonNull(file, "file is null");
         rowGroups = requireNonNull(rowGroups, "rowGroups is null").clone();
+    }
+
+    /** A slice read without page-index skipping. */
+    public FileSlice(SourceFile file, int[] rowGroups, long bytes, long rows)
+    {
+        this(file, rowGroups, bytes, rows, null);
     }
 
     @Override

@@ -82,8 +82,13 @@ public final class FooterCollector
 
     private static Optional<PlannedFile> readOne(SourceFile file, GdsReadSettings settings, ParquetReadOptions options)
     {
+        Optional<ParquetMetadata> cached = FooterCache.get(file, settings.footerCacheEntries());
+        if (cached.isPresent()) {
+            return Optional.of(new PlannedFile(file, cached.get()));
+        }
         try (HostParquetDataSource source = HostParquetDataSource.open(localPath(file.path()), file.path(), settings.readPlanning(), Optional.empty())) {
             ParquetMetadata footer = FooterReader.read(source, options, settings.footerTail(), new PrefetchedRanges());
+            FooterCache.put(file, footer, settings.footerCacheEntries());
             return Optional.of(new PlannedFile(file, footer));
         }
         catch (FileNotFoundException | NoSuchFileException e) {

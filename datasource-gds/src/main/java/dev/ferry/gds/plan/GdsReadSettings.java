@@ -36,7 +36,9 @@ public record GdsReadSettings(
         String sessionTimeZone,
         String datetimeRebaseMode,
         String int96RebaseMode,
-        boolean int96TimestampConversion)
+        boolean int96TimestampConversion,
+        int footerCacheEntries,
+        boolean pageIndexPushdown)
         implements Serializable
 {
     public GdsReadSettings
@@ -81,7 +83,9 @@ public record GdsReadSettings(
                 spark.sessionLocalTimeZone(),
                 spark.getConfString("spark.sql.parquet.datetimeRebaseModeInRead").toUpperCase(Locale.ROOT),
                 spark.getConfString("spark.sql.parquet.int96RebaseModeInRead").toUpperCase(Locale.ROOT),
-                Boolean.parseBoolean(spark.getConfString("spark.sql.parquet.int96TimestampConversion")));
+                Boolean.parseBoolean(spark.getConfString("spark.sql.parquet.int96TimestampConversion")),
+                GdsConfigKeys.FOOTER_CACHE_ENTRIES.get(ferry),
+                GdsConfigKeys.PAGE_INDEX_PUSHDOWN.get(ferry));
     }
 
     public ReadPlanning readPlanning()

@@ -16,10 +16,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Option;
 
+import java.io.IOException;
+import java.io.ObjectOutputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static java.util.Objects.requireNonNull;
@@ -53,28 +57,16 @@ public final class RowGroupPruner
     {
         List<BlockMetaData> blocks = footer.getBlocks();
         List<BlockMetaData> kept = blocks;
-        if (settings.filterPushdown() && conf.parquetFilterPushDown() && !filters.isEmpty() && !blocks.isEmpty()) {
+        Optional<FilterPredicate> combined = blocks.isEmpty() ? Optional.empty() : predicate(footer);
+        if (combined.isPresent()) {
             MessageType schema = footer.getFileMetaData().getSchema();
-            CalendarRebase rebase = CalendarRebase.forDatetime(footer.getFileMetaData(), settings.datetimeRebaseMode());
-            ParquetFilters translator = new ParquetFilters(schema, conf.parquetFilterPushDownDate(), conf.parquetFilterPushDownTimestamp(),
-                    conf.parquetFilterPushDownDecimal(), conf.parquetFilterPushDownStringPredicate(), conf.parquetFilterPushDownInFilterThreshold(),
-                    settings.caseSensitive(), rebaseSpec(rebase));
-            FilterPredicate combined = null;
-            for (Filter filter : filters) {
-                Option<FilterPredicate> translated = translator.createFilter(filter);
-                if (translated.isDefined()) {
-                    combined = combined == null ? translated.get() : FilterApi.and(combined, translated.get());
-                }
+            try {
+                kept = RowGroupFilter.filterRowGroups(FilterCompat.get(combined.get()), blocks, schema);
             }
-            if (combined != null) {
-                try {
-                    kept = RowGroupFilter.filterRowGroups(FilterCompat.get(combined), blocks, schema);
-                }
-                catch (RuntimeException e) {
-                    UNUSABLE_FILTERS.incrementAndGet();
-                    log.warn("Not pruning row groups of {}: filter {} does not apply to its schema: {}", file, combined, e.getMessage());
-                    kept = blocks;
-                }
+            catch (RuntimeException e) {
+                UNUSABLE_FILTERS.incrementAndGet();
+                log.warn("Not pruning row groups of {}: filter {} does not apply to its schema: {}", file, combined.get(), e.getMessage());
+                kept = blocks;
             }
         }
         Map<BlockMetaData, Boolean> keep = new IdentityHashMap<>();
@@ -86,6 +78,58 @@ public final class RowGroupPruner
             }
         }
         return indexes.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /**
+     * The predicate the tasks give parquet-mr's column-index filter to skip pages of this file, when
+     * page-index pushdown is on, some filter translates, and the predicate can be shipped (Spark's
+     * translation may hold user-defined predicates; one that does not serialize is logged, counted
+     * and not used).
+     */
+    public Optional<FilterPredicate> pageFilter(ParquetMetadata footer, String file)
+    {
+        if (!settings.pageIndexPushdown() || footer.getBlocks().isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<FilterPredicate> combined = predicate(footer);
+        if (combined.isPresent() && !serializable(combined.get())) {
+            UNUSABLE_FILTERS.incrementAndGet();
+            log.warn("Not skipping pages of {}: filter {} cannot be shipped to the tasks", file, combined.get());
+            return Optional.empty();
+        }
+        return combined;
+    }
+
+    /** Filters translated for {@code footer}'s schema and combined with AND; empty when pushdown is off or nothing translates. */
+    private Optional<FilterPredicate> predicate(ParquetMetadata footer)
+    {
+        if (!settings.filterPushdown() || !conf.parquetFilterPushDown() || filters.isEmpty()) {
+            return Optional.empty();
+        }
+        MessageType schema = footer.getFileMetaData().getSchema();
+        CalendarRebase rebase = CalendarRebase.forDatetime(footer.getFileMetaData(), settings.datetimeRebaseMode());
+        ParquetFilters translator = new ParquetFilters(schema, conf.parquetFilterPushDownDate(), conf.parquetFilterPushDownTimestamp(),
+                conf.parquetFilterPushDownDecimal(), conf.parquetFilterPushDownStringPredicate(), conf.parquetFilterPushDownInFilterThreshold(),
+                settings.caseSensitive(), rebaseSpec(rebase));
+        FilterPredicate combined = null;
+        for (Filter filter : filters) {
+            Option<FilterPredicate> translated = translator.createFilter(filter);
+            if (translated.isDefined()) {
+                combined = combined == null ? translated.get() : FilterApi.and(combined, translated.get());
+            }
+        }
+        return Optional.ofNullable(combined);
+    }
+
+    private static boolean serializable(FilterPredicate predicate)
+    {
+        try (ObjectOutputStream out = new ObjectOutputStream(OutputStream.nullOutputStream())) {
+            out.writeObject(predicate);
+            return true;
+        }
+        catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     private static RebaseDateTime.RebaseSpec rebaseSpec(CalendarRebase rebase)

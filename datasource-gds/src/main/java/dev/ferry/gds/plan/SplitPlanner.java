@@ -1,6 +1,8 @@
 package dev.ferry.gds.plan;
 
+import org.apache.parquet.filter2.predicate.FilterPredicate;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -48,7 +50,7 @@ public final class SplitPlanner
             total += blocks.size();
             int[] kept = pruner.select(file.footer(), file.file().path());
             skipped += blocks.size() - kept.length;
-            selected.add(new Selected(file, kept));
+            selected.add(new Selected(file, kept, kept.length == 0 ? null : pruner.pageFilter(file.footer(), file.file().path()).orElse(null)));
             for (int index : kept) {
                 totalBytes += blocks.get(index).getCompressedSize();
             }
@@ -101,7 +103,7 @@ public final class SplitPlanner
             long blockBytes = block.getCompressedSize();
             boolean contiguous = index == previous + 1;
             if (!run.isEmpty() && (!contiguous || runBytes + blockBytes > maxSplitBytes)) {
-                runs.add(slice(file.file().file(), run, runBytes, runRows));
+                runs.add(slice(file, run, runBytes, runRows));
                 run = new ArrayList<>();
                 runBytes = 0;
                 runRows = 0;
@@ -112,15 +114,15 @@ public final class SplitPlanner
             previous = index;
         }
         if (!run.isEmpty()) {
-            runs.add(slice(file.file().file(), run, runBytes, runRows));
+            runs.add(slice(file, run, runBytes, runRows));
         }
         return runs;
     }
 
-    private static FileSlice slice(SourceFile file, List<Integer> rowGroups, long bytes, long rows)
+    private static FileSlice slice(Selected file, List<Integer> rowGroups, long bytes, long rows)
     {
-        return new FileSlice(file, rowGroups.stream().mapToInt(Integer::intValue).toArray(), bytes, rows);
+        return new FileSlice(file.file().file(), rowGroups.stream().mapToInt(Integer::intValue).toArray(), bytes, rows, file.pageFilter());
     }
 
-    private record Selected(PlannedFile file, int[] rowGroups) {}
+    private record Selected(PlannedFile file, int[] rowGroups, FilterPredicate pageFilter) {}
 }

@@ -14,6 +14,7 @@ import dev.ferry.gds.io.PrefetchedRanges;
 import dev.ferry.gds.io.SeamInputFile;
 import dev.ferry.gds.plan.CalendarRebase;
 import dev.ferry.gds.plan.FileSlice;
+import dev.ferry.gds.plan.FooterCache;
 import dev.ferry.gds.plan.FooterReader;
 import dev.ferry.gds.plan.GdsReadSettings;
 import org.apache.arrow.memory.BufferAllocator;
@@ -23,6 +24,7 @@ import org.apache.parquet.VersionParser;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -30,8 +32,12 @@ import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.FileMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.internal.filter2.columnindex.ColumnIndexFilter;
+import org.apache.parquet.internal.filter2.columnindex.RowRanges;
 import org.apache.parquet.schema.MessageType;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -59,6 +65,7 @@ import static java.util.Objects.requireNonNull;
 public final class ParquetSliceReader
         implements Closeable
 {
+    private static final Logger log = LoggerFactory.getLogger(ParquetSliceReader.class);
     private static final String SPARK_TIME_ZONE_KEY = "org.apache.spark.timeZone";
 
     private final AbstractParquetDataSource source;
@@ -72,6 +79,11 @@ public final class ParquetSliceReader
     private final Set<CompressionCodecName> checkedCodecs = new HashSet<>();
     private final Optional<ExecutorService> prefetcher;
     private Future<Fetched> ahead;
+    // The slice's pushed filters for page-index skipping; null reads whole row groups.
+    private final FilterCompat.Filter pageFilter;
+    private final Set<ColumnPath> requestedPaths = new HashSet<>();
+    private long pagesSkipped;
+    private long pageIndexFallbacks;
     private int nextBlock;
     private long rowsLeft;
     private long decodeNanos;
@@ -90,7 +102,15 @@ public final class ParquetSliceReader
             throw new FerryException(ErrorCategory.USER_ERROR, source.id() + " changed since the scan was planned: " + source.size()
                     + " bytes now, " + slice.file().length() + " when listed");
         }
-        ParquetMetadata footer = FooterReader.read(source, options, settings.footerTail(), prefetched);
+        Optional<ParquetMetadata> cached = FooterCache.get(slice.file(), settings.footerCacheEntries());
+        ParquetMetadata footer;
+        if (cached.isPresent()) {
+            footer = cached.get();
+        }
+        else {
+            footer = FooterReader.read(source, options, settings.footerTail(), prefetched);
+            FooterCache.put(slice.file(), footer, settings.footerCacheEntries());
+        }
         FileMetaData metadata = footer.getFileMetaData();
         this.blocks = new ArrayList<>();
         for (int index : slice.rowGroups()) {
@@ -105,11 +125,20 @@ public final class ParquetSliceReader
                 settings.int96TimestampConversion() && (metadata.getCreatedBy() == null || !metadata.getCreatedBy().startsWith("parquet-mr")));
         this.shape = new ShapeBuilder(source.id(), settings.caseSensitive(), rules).build(dataReadSchema, metadata.getSchema());
         checkReadable(shape.requestedSchema(), options);
+        for (ColumnDescriptor column : shape.requestedSchema().getColumns()) {
+            requestedPaths.add(ColumnPath.get(column.getPath()));
+        }
+        this.pageFilter = slice.pageFilter() == null ? null : FilterCompat.get(slice.pageFilter());
+        // Only the column-index level: row groups were already chosen on the driver, and the reader's
+        // block list must stay the slice's so each readNext* call reads the row group this reader fetched.
+        ParquetReadOptions readerOptions = pageFilter == null ? options
+                : ParquetReadOptions.builder().copy(options).withRecordFilter(pageFilter).useColumnIndexFilter(true)
+                        .useStatsFilter(false).useDictionaryFilter(false).useBloomFilter(false).build();
         this.writerVersion = parseWriterVersion(metadata.getCreatedBy());
         SeamInputFile file = new SeamInputFile(source, prefetched);
         ParquetFileReader opened;
         try {
-            opened = ParquetFileReader.open(file, new ParquetMetadata(metadata, blocks), options, file.newStream());
+            opened = ParquetFileReader.open(file, new ParquetMetadata(metadata, blocks), readerOptions, file.newStream());
         }
         catch (RuntimeException e) {
             throw new CorruptParquetException(source.id(), "cannot open: " + e.getMessage(), e);
@@ -163,6 +192,18 @@ public final class ParquetSliceReader
         return decodeNanos;
     }
 
+    /** Pages of the requested columns that page-index skipping left unread. */
+    public long pagesSkipped()
+    {
+        return pagesSkipped;
+    }
+
+    /** Row groups with a page filter read whole because some column cannot skip rows. */
+    public long pageIndexFallbacks()
+    {
+        return pageIndexFallbacks;
+    }
+
     private FieldVector decode(ColumnChunkDecoder column, int rows)
     {
         try {
@@ -190,7 +231,7 @@ public final class ParquetSliceReader
             BlockMetaData next = blocks.get(index + 1);
             ahead = prefetcher.get().submit(() -> fetch(next));
         }
-        for (Map.Entry<ColumnPath, DiskRange> range : fetched.ranges().entrySet()) {
+        for (Map.Entry<Object, DiskRange> range : fetched.ranges().entrySet()) {
             prefetched.add(range.getValue(), fetched.buffers().get(range.getKey()));
         }
         readPages(block);
@@ -229,11 +270,11 @@ public final class ParquetSliceReader
     private Fetched fetch(BlockMetaData block)
             throws IOException
     {
-        Set<ColumnPath> wanted = new HashSet<>();
-        for (ColumnDescriptor column : shape.requestedSchema().getColumns()) {
-            wanted.add(ColumnPath.get(column.getPath()));
+        Set<ColumnPath> wanted = requestedPaths;
+        Map<Object, DiskRange> ranges = new HashMap<>();
+        if (pageFilter != null) {
+            PageIndexes.ranges(block, wanted).ifPresent(range -> ranges.put(PageIndexes.class, range));
         }
-        Map<ColumnPath, DiskRange> ranges = new HashMap<>();
         for (ColumnChunkMetaData chunk : block.getColumns()) {
             if (wanted.contains(chunk.getPath())) {
                 long start = chunk.getStartingPos();
@@ -250,9 +291,19 @@ public final class ParquetSliceReader
     private void readPages(BlockMetaData block)
             throws IOException
     {
+        Map<ColumnPath, Set<Encoding>> encodings = new HashMap<>();
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+            encodings.put(chunk.getPath(), chunk.getEncodings());
+        }
+        RowRanges ranges = pageFilter == null ? null : rowRanges(block, encodings);
         PageReadStore pages;
         try {
-            pages = reader.readNextRowGroup();
+            if (ranges != null && ranges.rowCount() == 0) {
+                reader.skipNextRowGroup();
+                rowsLeft = 0;
+                return;
+            }
+            pages = ranges == null ? reader.readNextRowGroup() : reader.readNextFilteredRowGroup();
         }
         catch (FerryException e) {
             throw e;
@@ -263,18 +314,26 @@ public final class ParquetSliceReader
         if (pages == null) {
             throw new CorruptParquetException(source.id(), "row group at offset " + block.getStartingPos() + " is missing");
         }
-        if (pages.getRowCount() != block.getRowCount()) {
+        long expected = ranges == null ? block.getRowCount() : ranges.rowCount();
+        if (pages.getRowCount() != expected) {
             throw new CorruptParquetException(source.id(), "row group at offset " + block.getStartingPos() + " has " + pages.getRowCount()
-                    + " rows, its metadata says " + block.getRowCount());
+                    + " rows, " + (ranges == null ? "its metadata says " : "its page indexes select ") + expected);
         }
         rowsLeft = pages.getRowCount();
-        Map<ColumnPath, Set<Encoding>> encodings = new HashMap<>();
-        for (ColumnChunkMetaData chunk : block.getColumns()) {
-            encodings.put(chunk.getPath(), chunk.getEncodings());
+        long[] from = null;
+        long[] to = null;
+        if (ranges != null) {
+            List<RowRanges.Range> list = ranges.getRanges();
+            from = new long[list.size()];
+            to = new long[list.size()];
+            for (int index = 0; index < list.size(); index++) {
+                from[index] = list.get(index).from;
+                to[index] = list.get(index).to;
+            }
         }
         for (ColumnChunkDecoder column : shape.columns()) {
             try {
-                column.start(pages, writerVersion, source.id(), encodings);
+                column.start(pages, writerVersion, source.id(), encodings, from, to);
             }
             catch (FerryException e) {
                 throw e;
@@ -283,6 +342,39 @@ public final class ParquetSliceReader
                 throw new CorruptParquetException(source.id(), "cannot read the first page of column " + String.join(", ", column.leafPaths()) + ": " + describe(e), e);
             }
         }
+    }
+
+    /**
+     * The rows of {@code block} the page filter may match, from the column indexes, or null to read
+     * the whole row group: the file has no page indexes, they select every row, or a column cannot
+     * skip rows (logged and counted). Counts the pages of the requested columns the ranges skip.
+     */
+    private RowRanges rowRanges(BlockMetaData block, Map<ColumnPath, Set<Encoding>> encodings)
+    {
+        for (ColumnChunkDecoder column : shape.columns()) {
+            if (!column.canSkipRows(encodings)) {
+                pageIndexFallbacks++;
+                log.debug("{}: reading the row group at offset {} whole: column {} cannot skip rows by page index", source.id(), block.getStartingPos(),
+                        column.field().name());
+                return null;
+            }
+        }
+        PageIndexes indexes = new PageIndexes(reader, block, source.id());
+        RowRanges ranges;
+        try {
+            ranges = ColumnIndexFilter.calculateRowRanges(pageFilter, indexes, requestedPaths, block.getRowCount());
+        }
+        catch (FerryException e) {
+            throw e;
+        }
+        catch (RuntimeException e) {
+            throw new CorruptParquetException(source.id(), "cannot use the page indexes of the row group at offset " + block.getStartingPos() + ": " + describe(e), e);
+        }
+        if (ranges.rowCount() == block.getRowCount()) {
+            return null;
+        }
+        pagesSkipped += indexes.pagesOutside(ranges, requestedPaths);
+        return ranges;
     }
 
     private void checkReadable(MessageType requested, ParquetReadOptions options)
@@ -349,5 +441,5 @@ public final class ParquetSliceReader
         reader.close();
     }
 
-    private record Fetched(Map<ColumnPath, DiskRange> ranges, Map<ColumnPath, ByteBuffer> buffers) {}
+    private record Fetched(Map<Object, DiskRange> ranges, Map<Object, ByteBuffer> buffers) {}
 }

@@ -1,5 +1,6 @@
 package dev.ferry.gds.spark;
 
+import dev.ferry.arrow.DirectArrowColumnVector;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.gds.io.AbstractParquetDataSource;
@@ -150,7 +151,8 @@ final class GdsPartitionReader
     public CustomTaskMetric[] currentMetricsValues()
     {
         List<ScanCounters.ReadCountersOf> open = source == null ? List.of() : List.of(new ScanCounters.ReadCountersOf(source.route(), source.counters()));
-        return counters.snapshot(open, sliceReader == null ? 0 : sliceReader.decodeNanos(), sliceReader == null ? 0 : sliceReader.ioWaitNanos());
+        return counters.snapshot(open, sliceReader == null ? 0 : sliceReader.decodeNanos(), sliceReader == null ? 0 : sliceReader.ioWaitNanos(),
+                sliceReader == null ? 0 : sliceReader.pagesSkipped(), sliceReader == null ? 0 : sliceReader.pageIndexFallbacks());
     }
 
     @Override
@@ -222,7 +224,7 @@ final class GdsPartitionReader
             StructField field = readSchema.fields()[index];
             boolean isPartition = requestedPartitions.getFieldIndex(field.name()).isDefined();
             FieldVector vector = isPartition ? partitions.get(partition++) : batch.columns().get(data++);
-            columns[index] = FlatArrowColumnVector.of(vector);
+            columns[index] = DirectArrowColumnVector.of(vector);
         }
         return new ColumnarBatch(columns, batch.rows());
     }
@@ -263,6 +265,7 @@ final class GdsPartitionReader
         if (sliceReader != null) {
             counters.addDecodeNanos(sliceReader.decodeNanos());
             counters.addIoWaitNanos(sliceReader.ioWaitNanos());
+            counters.addPageIndex(sliceReader.pagesSkipped(), sliceReader.pageIndexFallbacks());
             for (int index = 0; index < sliceReader.rowGroupsStarted(); index++) {
                 counters.addRowGroupRead();
             }

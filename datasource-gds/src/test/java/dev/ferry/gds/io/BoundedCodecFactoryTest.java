@@ -29,4 +29,23 @@ class BoundedCodecFactoryTest
                 () -> bounded.getDecompressor(CompressionCodecName.SNAPPY).decompress(compressed, Integer.MAX_VALUE));
         assertTrue(refused.getMessage().contains("spark.ferry.gds.io.maxPageBytes"), refused.getMessage());
     }
+
+    @Test
+    @SuppressWarnings("deprecation") // BytesInput.toByteArray: a test-sized copy
+    void brotliPagesDecompressAndWrongSizesAreRefused()
+            throws IOException
+    {
+        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        byte[] page = "brotli page bytes ".repeat(50).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        com.aayushatharva.brotli4j.Brotli4jLoader.ensureAvailability();
+        BytesInput compressed = BytesInput.from(com.aayushatharva.brotli4j.encoder.Encoder.compress(page));
+        BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 1 << 20);
+        assertArrayEquals(page, bounded.getDecompressor(CompressionCodecName.BROTLI).decompress(compressed, page.length).toByteArray());
+        IOException shorter = assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.BROTLI).decompress(compressed, page.length - 1));
+        assertTrue(shorter.getMessage().contains("more than"), shorter.getMessage());
+        IOException longer = assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.BROTLI).decompress(compressed, page.length + 1));
+        assertTrue(longer.getMessage().contains("decompressed to " + page.length), longer.getMessage());
+        IOException tooLarge = assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.BROTLI).decompress(compressed, 2 << 20));
+        assertTrue(tooLarge.getMessage().contains("spark.ferry.gds.io.maxPageBytes"), tooLarge.getMessage());
+    }
 }

@@ -15,6 +15,7 @@ import dev.ferry.device.memory.NativeMemory;
 import dev.ferry.device.spi.BackendStream;
 import dev.ferry.device.spi.DeviceBackend;
 import dev.ferry.device.spi.FileReadEngine;
+import dev.ferry.device.spi.HostView;
 import dev.ferry.device.spi.IoRegistration;
 import org.bytedeco.cuda.cudart.cudaDeviceProp;
 import org.bytedeco.cuda.cudart.cudaIpcMemHandle_t;
@@ -258,6 +259,18 @@ public final class CudaBackend
      * guide (and perftest) do, so a synchronous {@code cudaMemcpy} into it has landed before a
      * peer's READ can see the bytes.
      */
+    /** Page-locked memory from {@code cudaHostAlloc(cudaHostAllocPortable)}: the DMA engine reads it directly. */
+    @Override
+    public HostView hostView(NativeMemory memory)
+    {
+        CudaMemory cudaMemory = cudaMemory(memory);
+        if (cudaMemory.kind() != CudaMemory.Kind.PINNED) {
+            throw new FerryException(ErrorCategory.INTERNAL_ERROR, "Only pinned host memory has a host view, not " + cudaMemory.describe());
+        }
+        return new HostView(HostPointers.view(cudaMemory.at(0), cudaMemory.size()), OptionalLong.of(cudaMemory.address(0)), true,
+                "cuda backend: page-locked memory from cudaHostAlloc(cudaHostAllocPortable)");
+    }
+
     @Override
     public OptionalLong nicAddress(NativeMemory memory)
     {

@@ -11,6 +11,7 @@ import dev.ferry.device.memory.NativeMemory;
 import dev.ferry.device.spi.BackendStream;
 import dev.ferry.device.spi.DeviceBackend;
 import dev.ferry.device.spi.FileReadEngine;
+import dev.ferry.device.spi.HostView;
 import dev.ferry.device.spi.IoRegistration;
 
 import java.io.IOException;
@@ -50,6 +51,16 @@ public final class HostBackend
     public NativeMemory allocate(MemoryLocation location, long size)
     {
         return HostMemory.allocate(location, size);
+    }
+
+    /**
+     * Not page-locked: this backend has no GPU, so no DMA engine ever reads the memory and locking
+     * pages would only take RAM from the OS; "pinned" memory is an ordinary page-aligned direct buffer.
+     */
+    @Override
+    public HostView hostView(NativeMemory memory)
+    {
+        return HostMemory.unlockedView(memory, "host backend: ordinary direct memory, not page-locked (no GPU DMA reads it, so locking pages would only take RAM from the OS)");
     }
 
     @Override

@@ -1,9 +1,14 @@
 package dev.ferry.device.host;
 
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
 import dev.ferry.device.memory.DeviceOutOfMemoryException;
 import dev.ferry.device.memory.MemoryLocation;
+import dev.ferry.device.memory.NativeMemory;
+import dev.ferry.device.spi.HostView;
 
 import java.nio.ByteBuffer;
+import java.util.OptionalLong;
 
 /**
  * Host memory standing in for device or pinned memory: a direct ByteBuffer. Freeing drops the
@@ -38,6 +43,20 @@ public final class HostMemory
             // Only the direct-memory limit raises this here; it is a resource failure of this allocation, not of the JVM.
             throw new DeviceOutOfMemoryException("Cannot allocate " + size + " bytes of " + location + ": " + e.getMessage() + " (raise -XX:MaxDirectMemorySize)", size);
         }
+    }
+
+    /**
+     * The host view of "pinned" memory on a JVM-backed backend: the direct buffer itself, with no
+     * raw address (the JVM hides it without JavaCPP, which these backends must not need) and not
+     * page-locked, because {@code why} (given by the backend).
+     */
+    public static HostView unlockedView(NativeMemory memory, String why)
+    {
+        ByteBufferMemory host = ByteBufferMemory.of(memory);
+        if (memory.location().isDevice()) {
+            throw new FerryException(ErrorCategory.INTERNAL_ERROR, "Only pinned host memory has a host view, not " + memory.describe());
+        }
+        return new HostView(host.window(0, host.size()), OptionalLong.empty(), false, why);
     }
 
     @Override

@@ -17,6 +17,7 @@ import dev.ferry.device.memory.NativeMemory;
 import dev.ferry.device.spi.BackendStream;
 import dev.ferry.device.spi.DeviceBackend;
 import dev.ferry.device.spi.FileReadEngine;
+import dev.ferry.device.spi.HostView;
 import dev.ferry.device.spi.IoRegistration;
 import dev.ferry.topology.model.PathClass;
 
@@ -101,6 +102,17 @@ public final class SimulatedBackend
             return arenas.get(location.device()).allocate(size);
         }
         return HostMemory.allocate(location, size);
+    }
+
+    /**
+     * Not page-locked: simulated copies are memcpy between JVM buffers, which gain nothing from
+     * locked pages, and mlock would hit RLIMIT_MEMLOCK on CI machines; "pinned" memory is an
+     * ordinary page-aligned direct buffer, as on the host backend.
+     */
+    @Override
+    public HostView hostView(NativeMemory memory)
+    {
+        return HostMemory.unlockedView(memory, "simulated backend: ordinary direct memory, not page-locked (simulated copies are memcpy, and mlock would hit RLIMIT_MEMLOCK on CI)");
     }
 
     @Override

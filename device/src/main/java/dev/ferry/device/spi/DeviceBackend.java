@@ -67,6 +67,18 @@ public interface DeviceBackend
         return OptionalLong.empty();
     }
 
+    /**
+     * The host bytes of {@code memory}, which this backend allocated for
+     * {@code MemoryLocation.pinnedHost()}. Backends that allocate real page-locked memory
+     * ({@code cudaHostAlloc}) say so; backends whose "pinned" memory is an ordinary direct buffer
+     * say why in {@link HostView#detail()}. The default refuses: a backend that does not override
+     * this has no host view of its pinned memory.
+     */
+    default HostView hostView(NativeMemory memory)
+    {
+        throw new UnsupportedOperationException("Backend '" + name() + "' offers no host view of pinned memory " + memory.describe());
+    }
+
     /** Decides the read path for one file (KvikIO AUTO style) and opens it. */
     FileReadEngine openFile(Path path);
 
