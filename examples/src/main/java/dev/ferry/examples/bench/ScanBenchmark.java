@@ -87,6 +87,7 @@ public final class ScanBenchmark
             Path data = generate(spark, options);
             long fileBytes = directoryBytes(data);
             System.out.printf(Locale.ROOT, "data: %s, %.2f GB on disk (snappy and zstd halves), %s, gds route %s%n", data, fileBytes / 1e9, options.master, options.route);
+            System.out.println("load average at start: " + loadAverage());
             List<Result> results = new ArrayList<>();
             for (Query query : QUERIES) {
                 if (options.query != null && !query.name.startsWith(options.query)) {
@@ -98,6 +99,7 @@ public final class ScanBenchmark
                 results.add(result);
             }
             print(results, options);
+            System.out.println("load average at end: " + loadAverage());
         }
         finally {
             spark.stop();
@@ -245,6 +247,17 @@ public final class ScanBenchmark
         return data;
     }
 
+    // Other work on the machine skews both readers' times; the figures are only comparable with it recorded.
+    private static String loadAverage()
+    {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        }
+        catch (IOException | RuntimeException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
+    }
+
     private static long directoryBytes(Path directory)
             throws IOException
     {
@@ -355,32 +368,26 @@ public final class ScanBenchmark
                         options.runs = 2;
                         break;
                     case "--gb":
-                        options.gigabytes = Double.parseDouble(value(args, ++index, arg));
+                        options.gigabytes = Double.parseDouble(BenchArguments.value(args, ++index, arg));
                         break;
                     case "--runs":
-                        options.runs = Integer.parseInt(value(args, ++index, arg));
+                        options.runs = Integer.parseInt(BenchArguments.value(args, ++index, arg));
                         break;
                     case "--data":
-                        options.data = value(args, ++index, arg);
+                        options.data = BenchArguments.value(args, ++index, arg);
                         break;
                     case "--master":
-                        options.master = value(args, ++index, arg);
+                        options.master = BenchArguments.value(args, ++index, arg);
                         break;
                     case "--query":
-                        options.query = value(args, ++index, arg);
+                        options.query = BenchArguments.value(args, ++index, arg);
                         break;
                     case "--route":
-                        options.route = value(args, ++index, arg);
+                        options.route = BenchArguments.value(args, ++index, arg);
                         break;
-                    case "--conf": {
-                        String pair = value(args, ++index, arg);
-                        int equals = pair.indexOf('=');
-                        if (equals <= 0) {
-                            throw new IllegalArgumentException("--conf wants key=value, got " + pair);
-                        }
-                        options.conf.put(pair.substring(0, equals), pair.substring(equals + 1));
+                    case "--conf":
+                        BenchArguments.putConf(BenchArguments.value(args, ++index, arg), options.conf);
                         break;
-                    }
                     default:
                         throw new IllegalArgumentException("Unknown argument " + arg
                                 + "; usage: ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--query q1] [--conf k=v]...");
@@ -392,12 +399,5 @@ public final class ScanBenchmark
             return options;
         }
 
-        private static String value(String[] args, int index, String flag)
-        {
-            if (index >= args.length) {
-                throw new IllegalArgumentException(flag + " needs a value");
-            }
-            return args[index];
-        }
     }
 }

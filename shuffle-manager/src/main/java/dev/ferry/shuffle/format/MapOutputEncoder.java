@@ -33,6 +33,7 @@ public final class MapOutputEncoder
     private final CompressionCodec codec;
     private final PartitionBatchBuilder[] builders;
     private final PayloadBuffer[] payloads;
+    private final int batchRowLimit;
     private long rowsSinceMemoryCheck;
     private long uncompressedBytes;
     private long records;
@@ -46,6 +47,7 @@ public final class MapOutputEncoder
         this.codec = BufferCodecs.forWriting(settings.compression(), settings.minCompressBytes(), settings.zstdLevel());
         this.builders = new PartitionBatchBuilder[partitions];
         this.payloads = new PayloadBuffer[partitions];
+        this.batchRowLimit = BatchRowLimit.of(schema, partitions, settings.maxBufferedBytes());
     }
 
     public void append(int partition, InternalRow row)
@@ -53,12 +55,13 @@ public final class MapOutputEncoder
     {
         PartitionBatchBuilder builder = builders[partition];
         if (builder == null) {
-            builder = new PartitionBatchBuilder(schema, allocator);
+            builder = new PartitionBatchBuilder(schema, allocator, batchRowLimit);
             builders[partition] = builder;
         }
         builder.append(row);
         records++;
-        if (builder.rows() % SIZE_CHECK_INTERVAL == 0 && builder.sizeInBytes() >= settings.batchTargetBytes()) {
+        int rows = builder.rows();
+        if (rows >= batchRowLimit || (rows % SIZE_CHECK_INTERVAL == 0 && builder.sizeInBytes() >= settings.batchTargetBytes())) {
             flush(partition);
         }
         if (++rowsSinceMemoryCheck >= MEMORY_CHECK_INTERVAL) {

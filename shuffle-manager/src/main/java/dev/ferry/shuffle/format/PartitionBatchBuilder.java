@@ -3,7 +3,9 @@ package dev.ferry.shuffle.format;
 import java.io.IOException;
 import java.nio.channels.Channels;
 
+import dev.ferry.shuffle.format.append.RowAppender;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.BaseVariableWidthVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
@@ -13,32 +15,40 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.execution.arrow.ArrowWriter;
 
 /**
- * The open Arrow batch of one reduce partition on the map side. Rows go in through Spark's own
- * {@link ArrowWriter} (the same type mapping {@code ArrowColumnVector} reads back); a finished
- * batch is serialized, with per-buffer compression, onto the partition's payload.
+ * The open Arrow batch of one reduce partition on the map side. Rows go in through a
+ * {@link RowAppender} (flat columns written by address, the rest with Spark's own Arrow field
+ * writers: the mapping {@code ArrowColumnVector} reads back); a finished batch is serialized, with
+ * per-buffer compression, onto the partition's payload.
  */
 final class PartitionBatchBuilder
         implements AutoCloseable
 {
-    // Vectors start small and grow: most of a map task's partitions may only ever see a few rows.
-    private static final int INITIAL_CAPACITY = 64;
-
     private final VectorSchemaRoot root;
-    private final ArrowWriter writer;
+    private final RowAppender writer;
     private int rows;
 
-    PartitionBatchBuilder(Schema schema, BufferAllocator allocator)
+    /**
+     * Vectors are sized for {@code capacityRows} (the encoder's batch row limit) up front: growing
+     * them from a few rows by doubling cost more than the rows' own encoding (each step allocates,
+     * copies and zeroes every buffer). The limit keeps all partitions' vectors within half the
+     * task's Arrow budget, and a builder exists only for a partition that got a row.
+     */
+    PartitionBatchBuilder(Schema schema, BufferAllocator allocator, int capacityRows)
     {
         this.root = VectorSchemaRoot.create(schema, allocator);
         boolean success = false;
         try {
             for (FieldVector vector : root.getFieldVectors()) {
-                vector.setInitialCapacity(INITIAL_CAPACITY);
+                if (vector instanceof BaseVariableWidthVector) {
+                    ((BaseVariableWidthVector) vector).setInitialCapacity(capacityRows, BatchRowLimit.VARIABLE_BYTES);
+                }
+                else {
+                    vector.setInitialCapacity(capacityRows);
+                }
             }
-            this.writer = ArrowWriter.create(root);
+            this.writer = new RowAppender(root);
             success = true;
         }
         finally {
@@ -50,7 +60,7 @@ final class PartitionBatchBuilder
 
     void append(InternalRow row)
     {
-        writer.write(row);
+        writer.append(row);
         rows++;
     }
 
@@ -73,6 +83,7 @@ final class PartitionBatchBuilder
             return 0;
         }
         writer.finish();
+        root.setRowCount(rows);
         long uncompressed = 0;
         for (FieldVector vector : root.getFieldVectors()) {
             uncompressed += vector.getBufferSize();

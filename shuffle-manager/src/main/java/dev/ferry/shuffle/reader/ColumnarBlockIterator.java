@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
+import dev.ferry.arrow.DirectArrowColumnVector;
 import dev.ferry.shuffle.ExchangeMetrics;
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.format.ArrowSchemas;
@@ -15,6 +16,7 @@ import dev.ferry.shuffle.format.BlockDecoder;
 import dev.ferry.shuffle.format.CorruptBlockException;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.store.MapOutputStore;
+import dev.ferry.shuffle.transport.BlockFetchException;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
@@ -27,7 +29,6 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.shuffle.FetchFailedException;
 import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ArrowColumnVector;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.Product2;
@@ -139,7 +140,7 @@ final class ColumnarBlockIterator
         List<FieldVector> vectors = root.getFieldVectors();
         ColumnVector[] columns = new ColumnVector[vectors.size()];
         for (int i = 0; i < columns.length; i++) {
-            columns[i] = new ArrowColumnVector(vectors.get(i));
+            columns[i] = DirectArrowColumnVector.of(vectors.get(i));
         }
         return new ColumnarBatch(columns, root.getRowCount());
     }
@@ -203,8 +204,13 @@ final class ColumnarBlockIterator
             fetched = transport.fetch(peer, refs, allocator);
         }
         catch (IOException | RuntimeException e) {
-            current = first;
-            throw fetchFailed(first, e.getMessage(), e);
+            // Blame the block the transport says failed, so Spark reruns the right map task; a
+            // failure not pinned on one block (connect, auth) is charged to the request's first.
+            PendingBlock failed = BlockFetchException.blockOf(e)
+                    .flatMap(ref -> request.stream().filter(block -> block.ref().equals(ref)).findFirst())
+                    .orElse(first);
+            current = failed;
+            throw fetchFailed(failed, e.getMessage(), e);
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         readMetrics.incFetchWaitTime(millis);

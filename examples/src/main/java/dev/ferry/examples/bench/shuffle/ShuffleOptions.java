@@ -1,0 +1,72 @@
+package dev.ferry.examples.bench.shuffle;
+
+import dev.ferry.examples.bench.BenchArguments;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Command line of {@code bin/ferry bench shuffle}:
+ * {@code [shuffle] [--rows N] [--quick] [--runs N] [--master M] [--query NAME] [--data DIR] [--conf k=v]...}.
+ */
+public final class ShuffleOptions
+{
+    public static final String USAGE = "usage: ShuffleBenchmark [shuffle] [--rows N] [--quick] [--runs N] [--master M] [--query NAME] [--data DIR] [--verbose] [--conf k=v]...";
+
+    public long rows = 10_000_000L;
+    public int runs = 3;
+    public String master = "local[2]";
+    public String query;
+    public String data;
+    public boolean verbose;
+    public final Map<String, String> conf = new LinkedHashMap<>();
+
+    public static ShuffleOptions parse(String[] args)
+    {
+        ShuffleOptions options = new ShuffleOptions();
+        for (int index = 0; index < args.length; index++) {
+            String arg = args[index];
+            switch (arg) {
+                case "shuffle":
+                    break;
+                case "--quick":
+                    options.rows = 200_000L;
+                    options.runs = 1;
+                    break;
+                case "--rows":
+                    options.rows = Long.parseLong(BenchArguments.value(args, ++index, arg).replace("_", ""));
+                    break;
+                case "--runs":
+                    options.runs = Integer.parseInt(BenchArguments.value(args, ++index, arg));
+                    break;
+                case "--master":
+                    options.master = BenchArguments.value(args, ++index, arg);
+                    break;
+                case "--query":
+                    options.query = BenchArguments.value(args, ++index, arg);
+                    break;
+                case "--data":
+                    options.data = BenchArguments.value(args, ++index, arg);
+                    break;
+                case "--conf":
+                    BenchArguments.putConf(BenchArguments.value(args, ++index, arg), options.conf);
+                    break;
+                case "--verbose":
+                    options.verbose = true;
+                    break;
+                case "-h":
+                case "--help":
+                    System.out.println(USAGE);
+                    System.exit(0);
+                    break;
+                default:
+                    throw new IllegalArgumentException("Unknown argument " + arg + "; " + USAGE);
+            }
+        }
+        if (options.runs < 1 || options.rows < 1) {
+            throw new IllegalArgumentException("--runs and --rows must be positive");
+        }
+        return options;
+    }
+
+}

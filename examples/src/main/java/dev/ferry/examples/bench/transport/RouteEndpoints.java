@@ -1,0 +1,192 @@
+package dev.ferry.examples.bench.transport;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.pool.BlockLease;
+import dev.ferry.device.pool.DeviceMemoryPool;
+import dev.ferry.device.pool.LocalSpillDirectory;
+import dev.ferry.device.pool.StoredBlock;
+import dev.ferry.device.pool.TieredShuffleStore;
+import dev.ferry.shuffle.PeerEndpoints;
+import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.BlockSource;
+import dev.ferry.shuffle.transport.DeviceBlockSource;
+import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.routing.RouteChoice;
+import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
+import dev.ferry.shuffle.transport.tcp.TcpAuth;
+import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
+import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
+import dev.ferry.topology.file.TopologyFileReader;
+import dev.ferry.topology.model.ClusterTopology;
+import dev.ferry.topology.route.Route;
+import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.topology.route.RoutePolicyConfig;
+import dev.ferry.transport.local.ShmBlockReader;
+import dev.ferry.transport.local.ShmBlockWriter;
+import dev.ferry.transport.metrics.PeerRouteLog;
+import dev.ferry.transport.metrics.RouteCounters;
+import dev.ferry.transport.verbs.VerbsSettings;
+import dev.ferry.transport.verbs.simulated.CmFault;
+import dev.ferry.transport.verbs.simulated.SimulatedNicOptions;
+import dev.ferry.transport.verbs.simulated.SimulatedVerbsProvider;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.spark.storage.BlockManagerId;
+
+/**
+ * Two executors' worth of transport in one JVM, over the classes the shuffle itself uses: the
+ * peer's {@link TcpBlockServer} (with shared memory, a simulated NIC and, for device routes, a
+ * simulated GPU's {@link TieredShuffleStore}) and this executor's {@link RoutingShuffleTransport},
+ * both placed in a topology file so that the route between them is the one being measured.
+ * Host blocks are served as slices of one buffer (no copy, like the host store's own slices).
+ */
+final class RouteEndpoints
+        implements AutoCloseable
+{
+    private static final VerbsSettings VERBS = new VerbsSettings(256, 16, 512, Integer.MAX_VALUE, Duration.ofSeconds(30));
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final List<ShuffleBlockRef> refs = new ArrayList<>();
+    private final RoutingShuffleTransport reader;
+    private final PeerAddress peer;
+
+    /**
+     * @param topology a file of examples/topologies
+     * @param self this executor's place; {@code peerPlace} the serving peer's
+     * @param deviceBlocks whether the peer's blocks live in (simulated) GPU memory
+     * @param readerDevice whether this executor has a device runtime to land device routes in
+     */
+    RouteEndpoints(Path repository, String topology, ExecutorPlace self, ExecutorPlace peerPlace, boolean deviceBlocks, boolean readerDevice, int blocks,
+            int blockBytes, BufferAllocator allocator, Path scratch)
+            throws Exception
+    {
+        Path shm = Files.createDirectories(scratch.resolve("shm"));
+        ArrowBuf hostBlocks = allocator.buffer((long) blocks * blockBytes);
+        resources.add(hostBlocks);
+        for (long i = 0; i < (long) blocks * blockBytes; i += 4096) {
+            hostBlocks.setByte(i, (byte) i);
+        }
+        Map<ShuffleBlockRef, Long> offsets = new LinkedHashMap<>();
+        for (int i = 0; i < blocks; i++) {
+            ShuffleBlockRef ref = new ShuffleBlockRef(1, i, 0);
+            refs.add(ref);
+            offsets.put(ref, (long) i * blockBytes);
+        }
+        DeviceRuntime runtime = null;
+        TieredShuffleStore store = null;
+        if (deviceBlocks || readerDevice) {
+            long capacity = (long) blocks * blockBytes + 4L * blockBytes + (64L << 20);
+            runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", Long.toString(capacity))));
+            resources.add(0, runtime);
+        }
+        if (deviceBlocks) {
+            DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 0, (long) blocks * blockBytes + blockBytes, 100);
+            store = new TieredShuffleStore(runtime, 0, pool, (long) blocks * blockBytes, new LocalSpillDirectory(scratch.resolve("spill"), 0));
+            resources.add(0, pool);
+            resources.add(0, store);
+            for (ShuffleBlockRef ref : refs) {
+                store.put(stored(ref), hostBlocks.nioBuffer(offsets.get(ref), blockBytes));
+            }
+        }
+        TieredShuffleStore deviceStore = store;
+        BlockSource source = ref -> {
+            Long offset = offsets.get(ref);
+            if (offset == null) {
+                return Optional.empty();
+            }
+            if (deviceStore != null) {
+                // A GPU block served through host memory (the staged routes): the store copies it down.
+                ByteBuffer staged = deviceStore.read(stored(ref));
+                ArrowBuf buffer = allocator.buffer(staged.remaining());
+                buffer.setBytes(0, staged);
+                return Optional.of(new BlockBytes(buffer, blockBytes));
+            }
+            hostBlocks.getReferenceManager().retain();
+            return Optional.of(new BlockBytes(hostBlocks.slice(offset, blockBytes), blockBytes));
+        };
+        DeviceRuntime deviceRuntime = runtime;
+        DeviceBlockSource devicePath = store == null ? null : new DeviceBlockSource()
+        {
+            @Override
+            public DeviceRuntime runtime()
+            {
+                return deviceRuntime;
+            }
+
+            @Override
+            public Optional<BlockLease> borrow(ShuffleBlockRef block)
+            {
+                return deviceStore.tryBorrow(stored(block));
+            }
+        };
+        SimulatedVerbsProvider provider = new SimulatedVerbsProvider(new SimulatedNicOptions(true, 4L * blocks * blockBytes, false,
+                CmFault.NONE));
+        VerbsBlocks serverNic = new VerbsBlocks(provider.openLoopbackDevice("bench_server", VERBS), VERBS, 1 << 20, Duration.ofSeconds(30));
+        VerbsBlocks readerNic = new VerbsBlocks(provider.openLoopbackDevice("bench_reader", VERBS), VERBS, 1 << 20, Duration.ofSeconds(30));
+        // A stream (TCP) block travels as one frame: let a whole block through.
+        long maxFrameBytes = Math.max(16L << 20, blockBytes + (1L << 20));
+        ShmBlockWriter writer = new ShmBlockWriter(shm);
+        TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, maxFrameBytes, writer, serverNic,
+                TcpAuth.none(), devicePath);
+        resources.add(0, serverNic);
+        resources.add(0, writer);
+        resources.add(0, server);
+        ClusterTopology cluster = TopologyFileReader.load(repository.resolve("examples/topologies").resolve(topology + ".json"));
+        RouteCounters counters = new RouteCounters();
+        reader = new RoutingShuffleTransport(cluster, self, new RoutePolicy(RoutePolicyConfig.defaults()), new TcpShuffleTransport(60_000, maxFrameBytes), shm,
+                new ShmBlockReader(shm, counters), Optional.of(readerNic), "", counters, new PeerRouteLog(), Optional.ofNullable(readerDevice ? runtime : null));
+        resources.add(0, reader);
+        // No place: the peer announced none, so the stream transport (TCP) carries its blocks.
+        BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply("bench-peer", "localhost", 7000, scala.Option.empty()), server.port(),
+                Optional.ofNullable(peerPlace), deviceBlocks);
+        peer = PeerEndpoints.tcpPeer(location).orElseThrow();
+    }
+
+    private static StoredBlock stored(ShuffleBlockRef ref)
+    {
+        return new StoredBlock(ref.shuffleId(), ref.mapId(), ref.reduceId(), 0, ref.mapId());
+    }
+
+    RouteChoice choice()
+    {
+        return reader.choose(peer);
+    }
+
+    /** One fetch of every block; returns the route that carried them and checks their length. */
+    Route fetchAll(BufferAllocator allocator, long expectedBytes)
+            throws IOException
+    {
+        try (var fetched = reader.fetch(peer, refs, allocator)) {
+            long bytes = fetched.blocks().stream().mapToLong(BlockBytes::length).sum();
+            if (bytes != expectedBytes) {
+                throw new IOException("Fetched " + bytes + " bytes, expected " + expectedBytes);
+            }
+            return Route.valueOf(fetched.routeOf(0));
+        }
+    }
+
+    @Override
+    public void close()
+            throws Exception
+    {
+        for (AutoCloseable resource : resources) {
+            resource.close();
+        }
+    }
+}

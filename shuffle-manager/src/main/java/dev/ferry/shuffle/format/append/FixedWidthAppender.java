@@ -1,0 +1,127 @@
+package dev.ferry.shuffle.format.append;
+
+import org.apache.arrow.memory.util.MemoryUtil;
+import org.apache.arrow.vector.BaseFixedWidthVector;
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters;
+import org.apache.spark.sql.types.Decimal;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Fixed-width Arrow vectors (booleans, integers, dates, timestamps, floating point, decimals of at
+ * most 18 digits) filled by address. Arrow's {@code setSafe} checks capacity, bounds and the
+ * reference count on every value, and Spark's decimal writer goes through a {@code BigDecimal};
+ * here the capacity is checked once per value against a cached count and values are stored with
+ * plain memory writes. Validity and boolean bits are set or cleared explicitly, so nothing depends
+ * on how Arrow zeroed a reused buffer.
+ */
+final class FixedWidthAppender
+        extends ColumnAppender
+{
+    private final BaseFixedWidthVector vector;
+    private final FixedKind kind;
+    private final int precision;
+    private final int scale;
+    private int capacity;
+    private long validity;
+    private long data;
+
+    FixedWidthAppender(BaseFixedWidthVector vector, FixedKind kind, int precision, int scale)
+    {
+        this.vector = requireNonNull(vector, "vector is null");
+        this.kind = requireNonNull(kind, "kind is null");
+        this.precision = precision;
+        this.scale = scale;
+        vector.allocateNew();
+        refresh();
+    }
+
+    private void refresh()
+    {
+        capacity = vector.getValueCapacity();
+        validity = vector.getValidityBufferAddress();
+        data = vector.getDataBufferAddress();
+    }
+
+    @Override
+    public void append(SpecializedGetters row, int ordinal, int index)
+    {
+        while (index >= capacity) {
+            vector.reAlloc();
+            refresh();
+        }
+        if (row.isNullAt(ordinal)) {
+            setBit(validity, index, false);
+            return;
+        }
+        switch (kind) {
+            case BOOLEAN:
+                setBit(data, index, row.getBoolean(ordinal));
+                break;
+            case BYTE:
+                MemoryUtil.putByte(data + index, row.getByte(ordinal));
+                break;
+            case SHORT:
+                MemoryUtil.putShort(data + (long) index * 2, row.getShort(ordinal));
+                break;
+            case INT:
+                MemoryUtil.putInt(data + (long) index * 4, row.getInt(ordinal));
+                break;
+            case LONG:
+                MemoryUtil.putLong(data + (long) index * 8, row.getLong(ordinal));
+                break;
+            case FLOAT:
+                MemoryUtil.putInt(data + (long) index * 4, Float.floatToRawIntBits(row.getFloat(ordinal)));
+                break;
+            case DOUBLE:
+                MemoryUtil.putLong(data + (long) index * 8, Double.doubleToRawLongBits(row.getDouble(ordinal)));
+                break;
+            case DECIMAL64: {
+                Decimal decimal = row.getDecimal(ordinal, precision, scale);
+                // Like Spark's own Arrow writer: a value that does not fit the column's type is written as null.
+                // A value already of the column's precision and scale (the usual case) needs no rescaling.
+                if (decimal == null || ((decimal.precision() != precision || decimal.scale() != scale) && !decimal.changePrecision(precision, scale))) {
+                    setBit(validity, index, false);
+                    return;
+                }
+                long unscaled = decimal.toUnscaledLong();
+                // Arrow's decimal: 16 bytes little-endian two's complement; the high half is the sign extension.
+                MemoryUtil.putLong(data + (long) index * 16, unscaled);
+                MemoryUtil.putLong(data + (long) index * 16 + 8, unscaled >> 63);
+                break;
+            }
+            default:
+                throw new IllegalStateException("Unknown fixed-width kind " + kind);
+        }
+        setBit(validity, index, true);
+    }
+
+    static void setBit(long address, int index, boolean value)
+    {
+        long at = address + (index >>> 3);
+        byte current = MemoryUtil.getByte(at);
+        int mask = 1 << (index & 7);
+        MemoryUtil.putByte(at, (byte) (value ? current | mask : current & ~mask));
+    }
+
+    @Override
+    public void finish(int rows)
+    {
+        vector.setValueCount(rows);
+        refresh();
+    }
+
+    @Override
+    public void reset()
+    {
+        vector.reset();
+        refresh();
+    }
+
+    @Override
+    public long sizeInBytes(int rows)
+    {
+        long values = kind == FixedKind.BOOLEAN ? (rows + 7) / 8 : (long) rows * kind.width();
+        return values + (rows + 7) / 8;
+    }
+}
