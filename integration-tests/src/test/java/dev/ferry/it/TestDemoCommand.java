@@ -14,10 +14,10 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code bin/ferry demo}'s entry point as a user runs it: a fresh JVM, a small dataset, both shuffles, the summary on stdout. */
+/** {@code bin/ferry demo}'s entry point as a user runs it: a fresh JVM, a small dataset, four executors on the simulated DGX cluster, both ways, the summary and the report. */
 class TestDemoCommand
 {
-    private static final long TIMEOUT_SECONDS = 240;
+    private static final long TIMEOUT_SECONDS = 600;
 
     private record Run(int exitCode, String stdout, String stderr)
     {
@@ -44,20 +44,42 @@ class TestDemoCommand
     }
 
     @Test
-    void runsTheEtlJobWithAndWithoutFerryAndFindsTheSameRows(@TempDir Path directory)
+    void runsTheQueriesOnTheSimulatedClusterBothWaysAndWritesTheReport(@TempDir Path directory)
             throws IOException, InterruptedException
     {
         Path topology = Path.of("..", "examples", "topologies", "dgx-h100-ib-2node.json").toAbsolutePath().normalize();
-        Run run = demo(directory, "--rows", "20000", "--topology", topology.toString(), "--dir", directory.resolve("data").toString());
+        Path data = directory.resolve("data");
+        Run run = demo(directory, "--rows", "40000", "--topology", topology.toString(), "--dir", data.toString());
         assertEquals(0, run.exitCode(), run.stdout() + run.stderr());
         String out = run.stdout();
-        assertTrue(out.contains("[1/7] Route decisions"), out);
+        assertTrue(out.contains("[1/10] Route decisions"), out);
         assertTrue(out.contains("GPU<->GPU NVLINK x28"), "the topology summary is missing:\n" + out);
         assertTrue(out.contains("dgx-a <-> dgx-b: RDMA"), out);
-        assertTrue(out.contains("FerryShuffleExchangeExec"), out);
-        assertTrue(out.lines().anyMatch(line -> line.matches("shuffle bytes written\\s+[1-9]\\d*\\s+[1-9]\\d*")), "no bytes written for both shuffles:\n" + out);
-        assertTrue(out.lines().anyMatch(line -> line.matches("bytes read via LOCAL\\s+[1-9]\\d*\\s+-")), "no LOCAL route bytes:\n" + out);
-        assertTrue(out.contains("Results: identical"), out);
+        // local-cluster[4,1,1024] by default: two executors on each simulated node
+        assertTrue(out.contains("executor 0 on dgx-a:GPU0") && out.contains("executor 1 on dgx-b:GPU0"), out);
+        assertTrue(out.contains("Data: generating"), out);
+        for (String query : List.of("revenue_by_nation", "top_brands_per_type", "distinct_per_ship_mode", "order_size_histogram", "top_customers_per_segment")) {
+            assertTrue(out.lines().anyMatch(line -> line.matches("  " + query + "\\s+\\d+\\.\\ds\\s+\\d+\\.\\ds\\s+\\d+\\.\\d\\dx\\s+[1-9][\\d,]*\\s+[1-9][\\d,]*\\s+agree.*")),
+                    query + ": no line with both times, the ratio, both shuffles' bytes written and agreeing results:\n" + out);
+        }
+        // Same-node peers read GPU blocks over NVLINK, the other node's over GPUDirect RDMA: both must have carried bytes.
+        for (String route : List.of("NVLINK", "GPUDIRECT_RDMA")) {
+            assertTrue(out.lines().anyMatch(line -> line.matches("  " + route + "\\s+[1-9][\\d,]*\\s+\\d+\\.\\d%.*")), route + " carried no bytes:\n" + out);
+        }
+        assertTrue(out.lines().anyMatch(line -> line.matches("gds reader: HOST [1-9][\\d,]* bytes.*|gds reader: .*(BOUNCE|GDS) [1-9][\\d,]* bytes.*")), "the gds reader read nothing:\n" + out);
+        assertTrue(out.contains("Results: identical in all 5 queries"), out);
+
+        Path report = data.resolve("report.html");
+        assertTrue(out.contains("Report (tables and the cluster drawn with the bytes each link carried): " + report.toAbsolutePath().normalize()), out);
+        String html = Files.readString(report, StandardCharsets.UTF_8);
+        assertTrue(html.contains("<svg") && html.contains("NVSwitch: 8 GPUs"), "no drawing in the report");
+        assertTrue(html.matches("(?s).*NV18 [\\d.]+ (B|KiB|MiB).*"), "no NVSwitch link annotated with bytes in the report");
+        assertTrue(html.matches("(?s).*PIX GPUDIRECT_RDMA [\\d.]+ (B|KiB|MiB).*"), "no NIC link annotated with bytes in the report");
+
+        // A second run reuses the generated data.
+        Run again = demo(directory, "--rows", "40000", "--topology", topology.toString(), "--dir", data.toString(), "--master", "local[2]");
+        assertEquals(0, again.exitCode(), again.stdout() + again.stderr());
+        assertTrue(again.stdout().contains("Data: reusing"), again.stdout());
     }
 
     @Test
@@ -67,8 +89,13 @@ class TestDemoCommand
         Run help = demo(directory, "--help");
         assertEquals(0, help.exitCode(), help.stderr());
         assertTrue(help.stdout().startsWith("usage: bin/ferry demo"), help.stdout());
+        assertTrue(help.stdout().contains("--size S") && help.stdout().contains("--master M") && help.stdout().contains("--topology FILE")
+                && help.stdout().contains("--dir DIR"), help.stdout());
         Run bad = demo(directory, "--rows", "many");
         assertEquals(2, bad.exitCode());
         assertTrue(bad.stderr().contains("--rows takes a positive number"), bad.stderr());
+        Run badSize = demo(directory, "--size", "lots");
+        assertEquals(2, badSize.exitCode());
+        assertTrue(badSize.stderr().contains("--size takes a size like"), badSize.stderr());
     }
 }

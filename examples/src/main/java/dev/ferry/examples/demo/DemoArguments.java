@@ -7,29 +7,37 @@ import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
-/** {@code bin/ferry demo [--master M] [--rows N] [--topology FILE] [--dir DIR]}. */
+/** {@code bin/ferry demo [--size S | --rows N] [--master M] [--topology FILE] [--dir DIR]}. */
 final class DemoArguments
 {
     static final String DEFAULT_TOPOLOGY = "examples/topologies/dgx-h100-ib-2node.json";
-    static final long DEFAULT_ROWS = 500_000;
+    static final String DEFAULT_MASTER = "local-cluster[4,1,1024]";
+    static final String DEFAULT_DIRECTORY = "target/ferry-demo";
     static final String USAGE = String.join("\n",
-            "usage: bin/ferry demo [--master M] [--rows N] [--topology FILE] [--dir DIR]",
-            "  --master M       Spark master (default local[2]; local-cluster[2,1,1024] runs two executor JVMs)",
-            "  --rows N         lineitem rows to generate (default " + DEFAULT_ROWS + "; orders get N/4)",
-            "  --topology FILE  cluster topology whose route decisions are summarized (default " + DEFAULT_TOPOLOGY + ")",
-            "  --dir DIR        where data and outputs go (default: a new temporary directory, deleted at the end)",
+            "usage: bin/ferry demo [--size S | --rows N] [--master M] [--topology FILE] [--dir DIR]",
+            "  --size S         Parquet to generate, e.g. 50m, 300m, 1g (default " + DemoSize.DEFAULT + "; see below)",
+            "  --rows N         lineitem rows to generate instead of --size (orders N/4, customers N/40, parts N/50)",
+            "  --master M       Spark master (default " + DEFAULT_MASTER + ": four executor JVMs over the simulated cluster;",
+            "                   local[2] runs in this JVM, where every peer is LOCAL)",
+            "  --topology FILE  simulated cluster the executors are placed on (default " + DEFAULT_TOPOLOGY + ")",
+            "  --dir DIR        data cache and report (default " + DEFAULT_DIRECTORY + " in the repository; the data is",
+            "                   generated once per size and reused by later runs)",
+            "",
+            "The default size is the largest that runs in about five minutes (build included) on an idle 2-core,",
+            "24 GB machine with four executor JVMs; --size 300m (the few hundred MB the demo was specified with)",
+            "shows the same with bigger shuffles and takes 10-15 minutes there.",
             "");
 
     private final String master;
-    private final long rows;
+    private final DemoSize size;
     private final Path topology;
     private final Optional<Path> directory;
     private final boolean help;
 
-    private DemoArguments(String master, long rows, Path topology, Optional<Path> directory, boolean help)
+    private DemoArguments(String master, DemoSize size, Path topology, Optional<Path> directory, boolean help)
     {
         this.master = requireNonNull(master, "master is null");
-        this.rows = rows;
+        this.size = requireNonNull(size, "size is null");
         this.topology = requireNonNull(topology, "topology is null");
         this.directory = requireNonNull(directory, "directory is null");
         this.help = help;
@@ -37,8 +45,10 @@ final class DemoArguments
 
     static DemoArguments parse(String[] args)
     {
-        String master = "local[2]";
-        long rows = DEFAULT_ROWS;
+        String master = DEFAULT_MASTER;
+        DemoSize size = DemoSize.parse(DemoSize.DEFAULT);
+        boolean sizeGiven = false;
+        boolean rowsGiven = false;
         Path topology = Path.of(DEFAULT_TOPOLOGY);
         Optional<Path> directory = Optional.empty();
         boolean help = false;
@@ -46,27 +56,25 @@ final class DemoArguments
         while (!rest.isEmpty()) {
             String flag = rest.remove(0);
             switch (flag) {
-                case "--master":
-                    master = value(flag, rest);
-                    break;
-                case "--rows":
-                    rows = positive(flag, value(flag, rest));
-                    break;
-                case "--topology":
-                    topology = Path.of(value(flag, rest));
-                    break;
-                case "--dir":
-                    directory = Optional.of(Path.of(value(flag, rest)));
-                    break;
-                case "-h":
-                case "--help":
-                    help = true;
-                    break;
-                default:
-                    throw new IllegalArgumentException("Unknown argument '" + flag + "'");
+                case "--master" -> master = value(flag, rest);
+                case "--size" -> {
+                    size = DemoSize.parse(value(flag, rest));
+                    sizeGiven = true;
+                }
+                case "--rows" -> {
+                    size = DemoSize.rows(positive(flag, value(flag, rest)));
+                    rowsGiven = true;
+                }
+                case "--topology" -> topology = Path.of(value(flag, rest));
+                case "--dir" -> directory = Optional.of(Path.of(value(flag, rest)));
+                case "-h", "--help" -> help = true;
+                default -> throw new IllegalArgumentException("Unknown argument '" + flag + "'");
             }
         }
-        return new DemoArguments(master, rows, topology, directory, help);
+        if (sizeGiven && rowsGiven) {
+            throw new IllegalArgumentException("--size and --rows both say how much data to generate; give one");
+        }
+        return new DemoArguments(master, size, topology, directory, help);
     }
 
     private static String value(String flag, List<String> rest)
@@ -77,7 +85,7 @@ final class DemoArguments
         return rest.remove(0);
     }
 
-    private static long positive(String flag, String value)
+    static long positive(String flag, String value)
     {
         try {
             long parsed = Long.parseLong(value.replace("_", ""));
@@ -86,7 +94,7 @@ final class DemoArguments
             }
         }
         catch (NumberFormatException e) {
-            // reported below
+            // reported below, with the flag
         }
         throw new IllegalArgumentException(flag + " takes a positive number, got '" + value + "'");
     }
@@ -96,9 +104,9 @@ final class DemoArguments
         return master;
     }
 
-    long rows()
+    DemoSize size()
     {
-        return rows;
+        return size;
     }
 
     Path topology()

@@ -1,53 +1,55 @@
 package dev.ferry.examples.demo;
 
-import dev.ferry.examples.launch.SparkJvm;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import dev.ferry.conf.MapConfigSource;
-import dev.ferry.examples.etl.EtlData;
-import dev.ferry.examples.etl.EtlPipeline;
-import dev.ferry.examples.etl.ExecutedPlans;
-import dev.ferry.examples.etl.ShuffleSummary;
+import dev.ferry.examples.demo.DemoQueries.Query;
+import dev.ferry.examples.demo.QueryRunner.Mode;
+import dev.ferry.examples.launch.SparkJvm;
+import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.route.ExecutorPlacements;
 import dev.ferry.topology.file.TopologyFileReader;
+import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.report.DecisionReport;
+import dev.ferry.topology.report.LinkTraffic;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
-import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.status.api.v1.ExecutorSummary;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * {@code bin/ferry demo}: on this machine, with no cluster and no GPU, shows what Ferry does. It
- * summarizes the route decisions of a topology file, generates a small orders/lineitem dataset as
- * Parquet, runs one ETL job (read, join, aggregate, repartition, write) with Ferry's exchange and
- * again with Spark's sort shuffle in the same session, and prints each run's wall time, shuffle bytes
- * written and Ferry's bytes per route, whether the plan used Ferry's exchange, and whether the two
- * outputs hold the same rows. Exit codes: 0 same results, 1 different results or a failure, 2 bad arguments.
+ * {@code bin/ferry demo}: on one machine, with no cluster and no GPU, shows what Ferry does. Four
+ * executor JVMs ({@code local-cluster}) are placed on the simulated two-node GPU cluster of a topology
+ * file, with the simulated device backend; a star-schema dataset is generated as Parquet (once per
+ * size, cached); a handful of shuffle-heavy queries run with Ferry (the {@code gds} reader, Ferry's
+ * exchange over the routes the topology decides) and again with Spark's own reader and sort
+ * shuffle. It prints the route decisions, each query's times and ratio, bytes per route, bytes
+ * written by both shuffles, whether the results agree, and writes an HTML report with the cluster
+ * drawn and each link annotated with the bytes it carried.
+ * Exit codes: 0 same results, 1 different results or a failure, 2 bad arguments.
  */
 public final class DemoCommand
 {
-    private static final int STEPS = 7;
-
     private final PrintStream out;
+    private final int steps;
     private int step;
 
-    private DemoCommand(PrintStream out)
+    private DemoCommand(PrintStream out, int steps)
     {
         this.out = out;
+        this.steps = steps;
     }
 
     public static void main(String[] args)
@@ -73,195 +75,119 @@ public final class DemoCommand
         }
         int exitCode;
         try {
-            exitCode = new DemoCommand(new PrintStream(System.out, true, StandardCharsets.UTF_8)).run(arguments);
+            // topology, Spark, data, warm-up, one per query, report
+            int steps = 5 + DemoQueries.ALL.size();
+            exitCode = new DemoCommand(new PrintStream(System.out, true, StandardCharsets.UTF_8), steps).run(arguments);
         }
         catch (Exception e) {
             System.err.println("ferry demo: failed: " + e);
+            e.printStackTrace(System.err);
             exitCode = 1;
         }
         System.exit(exitCode);
     }
 
-
-
     private int run(DemoArguments arguments)
             throws IOException, InterruptedException
     {
-        progress("Route decisions for topology " + arguments.topology());
-        Path topology = resolveTopology(arguments.topology());
-        DecisionReport report = DecisionReport.decide(TopologyFileReader.load(topology), new RoutePolicy(RoutePolicyConfig.from(new MapConfigSource(Map.of()))));
-        out.print(TopologySummary.render(report));
-        out.println("  (what Ferry decides on that cluster; this run moves blocks on this machine over LOCAL and TCP."
-                + " Every decision with its reason: bin/ferry topology --topology " + arguments.topology() + ")");
+        long started = System.nanoTime();
+        out.println("Ferry demo: " + DemoQueries.ALL.size() + " shuffle-heavy queries on a simulated GPU cluster, with Ferry and with Spark alone");
+        Path topologyFile = RepositoryPaths.resolve(arguments.topology());
+        progress("Route decisions for " + arguments.topology());
+        ClusterTopology cluster = TopologyFileReader.load(topologyFile);
+        DecisionReport decisions = DecisionReport.decide(cluster, new RoutePolicy(RoutePolicyConfig.from(new MapConfigSource(Map.of()))));
+        String topologySummary = TopologySummary.render(decisions);
+        out.print(topologySummary);
+        out.println("  (every decision with its reason: bin/ferry topology --topology " + arguments.topology() + ")");
 
-        Path directory = arguments.directory().isPresent() ? Files.createDirectories(arguments.directory().get()) : Files.createTempDirectory("ferry-demo");
+        Path directory = Files.createDirectories(arguments.directory().orElseGet(() -> RepositoryPaths.resolve(Path.of(DemoArguments.DEFAULT_DIRECTORY))));
+        progress("Starting Spark " + arguments.master() + " with Ferry's plugin, executors placed on " + cluster.name() + " (simulated GPUs)");
+        SparkSession spark = DemoSession.start(arguments.master(), topologyFile);
+        ExecutorRouteBytes routeBytes = new ExecutorRouteBytes();
+        spark.sparkContext().addSparkListener(routeBytes);
         try {
-            progress("Starting Spark (" + arguments.master() + ") with Ferry's plugin and shuffle manager");
-            SparkSession spark = DemoSession.start(arguments.master());
-            try {
-                return run(spark, arguments, directory);
-            }
-            finally {
-                spark.stop();
-            }
+            Map<String, LinkTraffic.Place> places = places(spark, cluster);
+            places.forEach((executor, place) -> out.println("  executor " + executor + " on " + place.host() + place.gpu().map(gpu -> ":" + gpu).orElse("")));
+            DemoResults results = queries(spark, arguments, directory, routeBytes);
+            LinkTraffic.Attribution traffic = LinkTraffic.attribute(decisions, places, routeBytes.snapshot());
+            new DemoSummary(out).print(results, routeBytes.unreadableUpdates());
+            Path report = directory.resolve("report.html");
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+            Files.writeString(report, DemoReport.html(arguments, decisions, topologySummary, places, results, routeBytes.snapshot(), traffic, seconds));
+            out.println();
+            out.println("Report (tables and the cluster drawn with the bytes each link carried): " + report.toAbsolutePath().normalize());
+            return results.allAgree() ? 0 : 1;
         }
         finally {
-            if (arguments.directory().isEmpty()) {
-                deleteRecursively(directory);
+            spark.stop();
+        }
+    }
+
+    private DemoResults queries(SparkSession spark, DemoArguments arguments, Path directory, ExecutorRouteBytes routeBytes)
+            throws IOException
+    {
+        DemoSize size = arguments.size();
+        Path data = StarSchema.location(directory.resolve("data"), size.lineitemRows());
+        String rows = String.format(Locale.ROOT, "%,d lineitem, %,d orders, %,d customers, %,d parts", size.lineitemRows(), StarSchema.orders(size.lineitemRows()),
+                StarSchema.customers(size.lineitemRows()), StarSchema.parts(size.lineitemRows()));
+        if (StarSchema.isComplete(data)) {
+            progress("Data: reusing " + size.label() + " (" + rows + ") cached in " + data);
+        }
+        else {
+            progress("Data: generating " + size.label() + " (" + rows + ") in " + data);
+            StarSchema.generate(spark, data, size.lineitemRows());
+        }
+        Map<String, Long> tableBytes = new LinkedHashMap<>();
+        for (String table : StarSchema.TABLES) {
+            tableBytes.put(table, FileSizes.of(data.resolve(table)));
+        }
+        out.println("  " + FileSizes.megabytes(tableBytes.values().stream().mapToLong(Long::longValue).sum()) + " of Parquet"
+                + (arguments.size().label().equals(DemoSize.parse(DemoSize.DEFAULT).label())
+                        ? " (the default size, the largest that finishes in about five minutes on an idle 2-core machine; --size 300m for the"
+                        + " few hundred MB this demo was specified with, 10-15 minutes there)" : ""));
+
+        QueryRunner runner = new QueryRunner(spark, data, routeBytes);
+        // Both code paths once on a tiny query, so the first timed query does not pay alone for class loading in four JVMs.
+        progress("Warming up both paths (one small query each way)");
+        String warmup = "SELECT c.segment, count(*) AS c FROM customer c JOIN part p ON c.customer_id = p.part_id GROUP BY c.segment";
+        runner.run(warmup, Mode.FERRY);
+        runner.run(warmup, Mode.SPARK);
+
+        List<QueryComparison> comparisons = new ArrayList<>();
+        int index = 0;
+        for (Query query : DemoQueries.ALL) {
+            index++;
+            progress("Query " + index + "/" + DemoQueries.ALL.size() + " " + query.name() + " (" + query.shape() + ")");
+            QueryRunner.Run ferry = runner.run(query.sql(), Mode.FERRY);
+            QueryRunner.Run plain = runner.run(query.sql(), Mode.SPARK);
+            QueryComparison comparison = new QueryComparison(query, ferry, plain);
+            comparisons.add(comparison);
+            out.printf(Locale.ROOT, "  Ferry %s, Spark %s (%.2fx), %d rows, %s%n", FileSizes.seconds(ferry.millis()), FileSizes.seconds(plain.millis()), comparison.speedup(),
+                    ferry.rows().size(), comparison.sameRows() ? "results agree" : "RESULTS DIFFER");
+        }
+        progress("Writing the report");
+        return new DemoResults(size, tableBytes, comparisons);
+    }
+
+    /** Each executor's place in the simulated cluster, as Ferry's shuffle assigns it (no placement override in the demo). */
+    private static Map<String, LinkTraffic.Place> places(SparkSession spark, ClusterTopology cluster)
+    {
+        Map<String, LinkTraffic.Place> places = new TreeMap<>();
+        for (ExecutorSummary executor : CollectionConverters.asJava(spark.sparkContext().statusStore().executorList(true))) {
+            boolean onlyDriver = spark.sparkContext().isLocal();
+            if (executor.id().equals("driver") && !onlyDriver) {
+                continue;
             }
+            String host = executor.hostPort().replaceFirst(":\\d+$", "");
+            ExecutorPlace place = ExecutorPlacements.assign(cluster, executor.id(), host, "");
+            places.put(executor.id(), new LinkTraffic.Place(place.node(), place.gpu()));
         }
-    }
-
-    private int run(SparkSession spark, DemoArguments arguments, Path directory)
-            throws IOException, InterruptedException
-    {
-        Path input = directory.resolve("input");
-        progress("Generating " + arguments.rows() + " lineitems and " + Math.max(1, arguments.rows() / 4) + " orders as Parquet under " + input);
-        EtlData.generate(spark, input, arguments.rows());
-        out.println("  " + megabytes(size(input)) + " of Parquet");
-
-        Run ferry;
-        Run plain;
-        try (ExecutedPlans plans = ExecutedPlans.listen(spark)) {
-            // Both code paths once over a tenth of the data, so neither timed run pays for class loading and JIT alone.
-            progress("Warming up the JVM: both shuffles over a tenth of the data");
-            Path warmup = directory.resolve("warmup");
-            EtlData.generate(spark, warmup, Math.max(1000, arguments.rows() / 10));
-            etl(spark, plans, true, warmup, warmup.resolve("output-ferry"));
-            etl(spark, plans, false, warmup, warmup.resolve("output-spark"));
-            progress("ETL (read Parquet, join, aggregate, repartition, write Parquet) with Ferry's exchange");
-            ferry = etl(spark, plans, true, input, directory.resolve("output-ferry"));
-            progress("The same ETL with Spark's sort shuffle (spark.ferry.enabled=false)");
-            plain = etl(spark, plans, false, input, directory.resolve("output-spark"));
-        }
-
-        progress("Comparing the two outputs");
-        Dataset<Row> a = spark.read().parquet(ferry.output().toString());
-        Dataset<Row> b = spark.read().parquet(plain.output().toString());
-        long rowsFerry = a.count();
-        long rowsSpark = b.count();
-        boolean same = rowsFerry == rowsSpark && a.exceptAll(b).isEmpty() && b.exceptAll(a).isEmpty();
-
-        List<Long> ferryExchanges = ferry.summary().exchangeBytes();
-        List<Long> plainExchanges = plain.summary().exchangeBytes();
-        List<String> partitionings = ferry.summary().exchangePartitionings();
-        // Each exchange is named by its partitioning, which says more than its position; the first column fits the longest.
-        int width = Math.max(28, 2 + partitionings.stream().mapToInt(String::length).max().orElse(0));
-        String row = "%-" + width + "s %18s %18s%n";
-        out.println();
-        out.printf(Locale.ROOT, row, "", "Ferry", "Spark sort shuffle");
-        out.printf(Locale.ROOT, row, "wall time", seconds(ferry.millis()), seconds(plain.millis()));
-        out.printf(Locale.ROOT, row, "exchanges (Ferry / Spark)",
-                ferry.summary().ferryExchanges() + " / " + ferry.summary().sparkExchanges(), plain.summary().ferryExchanges() + " / " + plain.summary().sparkExchanges());
-        out.printf(Locale.ROOT, row, "shuffle bytes written", ferry.summary().bytesWritten(), plain.summary().bytesWritten());
-        for (int i = 0; i < Math.max(ferryExchanges.size(), plainExchanges.size()); i++) {
-            out.printf(Locale.ROOT, row, "  " + (i < partitionings.size() ? partitionings.get(i) : "exchange " + (i + 1)),
-                    i < ferryExchanges.size() ? ferryExchanges.get(i) : "-", i < plainExchanges.size() ? plainExchanges.get(i) : "-");
-        }
-        // Only the routes that carried something: on one machine LOCAL, between executor JVMs also TCP.
-        ferry.summary().routeBytes().forEach((route, bytes) -> {
-            if (bytes > 0 || route.equals("LOCAL")) {
-                out.printf(Locale.ROOT, row, "bytes read via " + route, bytes, "-");
-            }
-        });
-        out.printf(Locale.ROOT, row, "output rows", rowsFerry, rowsSpark);
-        out.println();
-        if (plain.summary().bytesWritten() > 0) {
-            out.printf(Locale.ROOT, "Ferry wrote %.2fx the shuffle bytes of Spark's sort shuffle; wall time Ferry/Spark %.2f.%n",
-                    ferry.summary().bytesWritten() / (double) plain.summary().bytesWritten(), ferry.millis() / (double) Math.max(1, plain.millis()));
-        }
-        boolean usedFerry = ferry.summary().ferryExchanges() > 0;
-        out.println(usedFerry
-                ? "Plan: the Ferry run's executed plan has " + ferry.summary().ferryExchanges() + " FerryShuffleExchangeExec (shown as FerryColumnarExchange in EXPLAIN)."
-                : "Plan: the Ferry run did NOT use Ferry's exchange; its plan:\n" + ferry.plan());
-        out.println(same ? "Results: identical (" + rowsFerry + " rows)." : "Results: DIFFERENT (" + rowsFerry + " rows with Ferry, " + rowsSpark + " with Spark).");
-        return same && usedFerry ? 0 : 1;
-    }
-
-    /** One ETL run, with its wall time, executed plan and what its shuffles did. */
-    private record Run(Path output, long millis, String plan, ShuffleSummary summary)
-    {
-    }
-
-    private static Run etl(SparkSession spark, ExecutedPlans plans, boolean ferry, Path input, Path output)
-            throws InterruptedException
-    {
-        spark.conf().set("spark.ferry.enabled", String.valueOf(ferry));
-        try {
-            plans.clear();
-            long started = System.nanoTime();
-            EtlPipeline.run(spark, input, output);
-            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            SparkPlan plan = plans.nextWithShuffle();
-            return new Run(output, millis, plan.toString(), ShuffleSummary.of(plan));
-        }
-        finally {
-            spark.conf().set("spark.ferry.enabled", "true");
-        }
+        return places;
     }
 
     private void progress(String line)
     {
         step++;
-        out.println("[" + step + "/" + STEPS + "] " + line);
-    }
-
-    /** The topology as given, else relative to the repository this class was built in (bin/ferry runs from any directory). */
-    private static Path resolveTopology(Path topology)
-    {
-        if (Files.isRegularFile(topology) || topology.isAbsolute()) {
-            return topology;
-        }
-        try {
-            // examples/target/classes -> the repository root
-            Path classes = Path.of(DemoCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            Path module = classes.getParent() == null ? null : classes.getParent().getParent();
-            Optional<Path> candidate = Optional.ofNullable(module).map(Path::getParent).map(root -> root.resolve(topology));
-            if (candidate.isPresent() && Files.isRegularFile(candidate.get())) {
-                return candidate.get();
-            }
-        }
-        catch (URISyntaxException | RuntimeException e) {
-            // fall through: the loader reports the path as given
-        }
-        return topology;
-    }
-
-    private static String seconds(long millis)
-    {
-        return String.format(Locale.ROOT, "%.2fs", millis / 1000.0);
-    }
-
-    private static long size(Path directory)
-            throws IOException
-    {
-        try (Stream<Path> files = Files.walk(directory)) {
-            return files.filter(Files::isRegularFile).mapToLong(file -> {
-                try {
-                    return Files.size(file);
-                }
-                catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).sum();
-        }
-    }
-
-    private static String megabytes(long bytes)
-    {
-        return String.format(Locale.ROOT, "%.1f MB", bytes / 1e6);
-    }
-
-    private static void deleteRecursively(Path directory)
-            throws IOException
-    {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(path);
-            }
-        }
+        out.println("[" + step + "/" + steps + "] " + line);
     }
 }

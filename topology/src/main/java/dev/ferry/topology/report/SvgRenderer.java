@@ -126,7 +126,7 @@ public final class SvgRenderer
     }
 
     /** Closeness of a path, closest first, as Ferry's NIC choice orders it (NODE just after PHB); unknown last. */
-    private static int rank(RouteDecision decision)
+    static int rank(RouteDecision decision)
     {
         if (decision.path().equals("?") || decision.pathClass().isEmpty()) {
             return Integer.MAX_VALUE;
@@ -446,7 +446,7 @@ public final class SvgRenderer
      * GPUs NVLinked through NVSwitches: with NVSwitches seen, every GPU with an NVLink; without (captures and VMs
      * hide them), all of three or more GPUs when every pair is NVLinked with the same link count, as only a switch does.
      */
-    private static Set<String> switchedGpus(NodeTopology node, List<RouteDecision> pairs)
+    static Set<String> switchedGpus(NodeTopology node, List<RouteDecision> pairs)
     {
         Set<String> switched = new LinkedHashSet<>();
         List<RouteDecision> nvlinks = pairs.stream().filter(pair -> pair.pathClass().orElse(null) == PathClass.NVLINK).toList();

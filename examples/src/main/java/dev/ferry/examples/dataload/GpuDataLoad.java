@@ -1,0 +1,175 @@
+package dev.ferry.examples.dataload;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+import dev.ferry.examples.launch.SparkJvm;
+import dev.ferry.gds.device.DeviceBatchUploader;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * GPU data loading: reads Parquet with the {@code gds} reader, keeps each batch in device memory
+ * (the executor's device runtime: {@code cuda} on a GPU, {@code simulated} without one), and hands it
+ * to a consumer as an Arrow C Device Data Interface {@code ArrowDeviceArray}
+ * ({@code ARROW_DEVICE_CUDA} with device pointers on cuda; on backends that lend no device address,
+ * a host copy as {@code ARROW_DEVICE_CPU}, with the reason logged and counted). The consumer here
+ * sums every column through that layout, and the sums are checked against Spark's own reader.
+ * <pre>
+ * java -cp examples/target/classes:$(cat target/ferry-classpath.txt) dev.ferry.examples.dataload.GpuDataLoad \
+ *     [--device auto|simulated|cuda|host] [--master local[2]] [--rows N | --input PARQUET_DIR] [--dir DIR]
+ * </pre>
+ * ({@code bin/ferry build} writes target/ferry-classpath.txt.) Or with {@code spark-submit --jars
+ * <plugin jar> --class dev.ferry.examples.dataload.GpuDataLoad <examples jar> --input ...}.
+ * Exit codes: 0 the consumer saw Spark's values, 1 it did not or the run failed, 2 bad arguments.
+ */
+public final class GpuDataLoad
+{
+    private GpuDataLoad() {}
+
+    /** What a run found: the merged task results and whether they match Spark's reader. */
+    record Outcome(List<PartitionLoad.Result> tasks, ColumnChecksums checksums, List<String> mismatches)
+    {
+    }
+
+    public static void main(String[] args)
+            throws Exception
+    {
+        String master = "local[2]";
+        String device = "auto";
+        long rows = 200_000;
+        Path input = null;
+        Path directory = null;
+        List<String> rest = new ArrayList<>(List.of(args));
+        try {
+            while (!rest.isEmpty()) {
+                String flag = rest.remove(0);
+                if (flag.equals("-h") || flag.equals("--help")) {
+                    System.out.println("usage: GpuDataLoad [--device auto|simulated|cuda|host] [--master M] [--rows N | --input PARQUET_DIR] [--dir DIR]");
+                    return;
+                }
+                if (rest.isEmpty()) {
+                    throw new IllegalArgumentException(flag + " needs a value");
+                }
+                String value = rest.remove(0);
+                switch (flag) {
+                    case "--master" -> master = value;
+                    case "--device" -> device = value;
+                    case "--rows" -> rows = Long.parseLong(value);
+                    case "--input" -> input = Path.of(value);
+                    case "--dir" -> directory = Path.of(value);
+                    default -> throw new IllegalArgumentException("Unknown argument '" + flag + "'");
+                }
+            }
+        }
+        catch (IllegalArgumentException e) {
+            System.err.println("GpuDataLoad: " + e.getMessage());
+            System.exit(2);
+        }
+        int childExit = SparkJvm.relaunchIfNeeded(GpuDataLoad.class, args);
+        if (childExit >= 0) {
+            System.exit(childExit);
+        }
+        SparkSession spark = SparkSession.builder().master(master).appName("ferry-gpu-data-load")
+                .config("spark.ui.enabled", "false")
+                .config("spark.log.level", "WARN")
+                .config("spark.plugins", "dev.ferry.FerryPlugin")
+                .config("spark.shuffle.manager", "dev.ferry.shuffle.FerryShuffleManager")
+                .config("spark.ferry.device", device)
+                .getOrCreate();
+        int exit;
+        try {
+            if (input == null) {
+                Path base = directory != null ? Files.createDirectories(directory) : Files.createTempDirectory("ferry-dataload");
+                input = base.resolve("sample");
+                writeSample(spark, input, rows);
+            }
+            Outcome outcome = run(spark, input);
+            print(outcome);
+            exit = outcome.mismatches().isEmpty() ? 0 : 1;
+        }
+        finally {
+            spark.stop();
+        }
+        System.exit(exit);
+    }
+
+    /** A table of every type device batches hold, with nulls in each column. */
+    static void writeSample(SparkSession spark, Path path, long rows)
+    {
+        spark.range(0, rows, 1, 4)
+                .selectExpr(
+                        "id",
+                        "CASE WHEN id % 17 = 0 THEN NULL ELSE CAST(id % 1000 AS INT) END AS quantity",
+                        "CASE WHEN id % 13 = 0 THEN NULL ELSE CAST(id % 10007 AS DOUBLE) / 8 END AS price",
+                        "CASE WHEN id % 11 = 0 THEN NULL ELSE date_add(DATE'2024-01-01', CAST(id % 400 AS INT)) END AS ship_date",
+                        "CASE WHEN id % 7 = 0 THEN NULL ELSE concat('item-', CAST(id % 977 AS STRING), CASE WHEN id % 3 = 0 THEN '-é' ELSE '' END) END AS comment")
+                .write().mode(SaveMode.Overwrite).parquet(path.toString());
+    }
+
+    /** Loads {@code input} onto the device batch by batch and checks what the consumer saw against Spark's own Parquet reader. */
+    static Outcome run(SparkSession spark, Path input)
+    {
+        Dataset<Row> table = spark.read().format("gds").load(input.toString());
+        SparkPlan plan = table.queryExecution().executedPlan();
+        BatchScanExec scan = findScan(plan);
+        StructType schema = scan.schema();
+        DeviceBatchUploader.checkSchema(schema);
+        Map<String, String> deviceConf = new TreeMap<>();
+        for (Map.Entry<String, String> entry : CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {
+            if (entry.getKey().startsWith("spark.ferry.device")) {
+                deviceConf.put(entry.getKey(), entry.getValue());
+            }
+        }
+        RDD<ColumnarBatch> batches = scan.executeColumnar();
+        List<PartitionLoad.Result> tasks = batches.toJavaRDD().mapPartitions(new PartitionLoad(schema, deviceConf)).collect();
+        ColumnChecksums total = new ColumnChecksums(schema);
+        tasks.forEach(task -> total.merge(task.checksums()));
+        return new Outcome(tasks, total, SparkReference.compare(spark, input, schema, total));
+    }
+
+    private static BatchScanExec findScan(SparkPlan plan)
+    {
+        if (plan instanceof BatchScanExec scan) {
+            return scan;
+        }
+        for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
+            try {
+                return findScan(child);
+            }
+            catch (IllegalStateException e) {
+                // not under this child
+            }
+        }
+        throw new IllegalStateException("No gds scan in the plan:\n" + plan);
+    }
+
+    private static void print(Outcome outcome)
+    {
+        ColumnChecksums sums = outcome.checksums();
+        outcome.tasks().stream().map(task -> task.backend() + ": handed over as " + task.deviceType() + (task.reason().isEmpty() ? "" : " (" + task.reason() + ")"))
+                .distinct().forEach(line -> System.out.println("device batches: " + line));
+        long deviceBytes = outcome.tasks().stream().mapToLong(PartitionLoad.Result::deviceBytes).sum();
+        System.out.printf(Locale.ROOT, "%d rows in %d batches, %,d bytes kept in device memory; %d batches readable by the host consumer, %d device-resident%n",
+                sums.rows(), sums.batches(), deviceBytes, sums.hostBatches(), sums.deviceResidentBatches());
+        for (ColumnChecksums.Column column : sums.columns()) {
+            System.out.printf(Locale.ROOT, "  %-10s valid=%d intSum=%d doubleSum=%.3f utf8Bytes=%d%n", column.name(), column.valid(), column.integerSum(),
+                    column.doubleSum(), column.utf8Bytes());
+        }
+        System.out.println(outcome.mismatches().isEmpty() ? "The consumer saw the same values as Spark's Parquet reader."
+                : "MISMATCH with Spark's Parquet reader: " + String.join("; ", outcome.mismatches()));
+    }
+}

@@ -1,0 +1,46 @@
+package dev.ferry.examples.dataload;
+
+import java.nio.file.Path;
+
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The data-loading example on the simulated backend: gds reader, device batches, a consumer that checks every column against Spark. */
+class TestGpuDataLoad
+{
+    @Test
+    void consumerSeesSparksValuesThroughDeviceBatches(@TempDir Path directory)
+    {
+        SparkSession spark = SparkSession.builder().master("local[2]").appName("test-gpu-data-load")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.warehouse.dir", directory.resolve("warehouse").toString())
+                .config("spark.ferry.device", "simulated")
+                // Small batches: many per task, so buffers are freed and reused across batches.
+                .config("spark.ferry.gds.batchRows", "1000")
+                .getOrCreate();
+        try {
+            Path input = directory.resolve("sample");
+            GpuDataLoad.writeSample(spark, input, 20_000);
+            GpuDataLoad.Outcome outcome = GpuDataLoad.run(spark, input);
+            assertTrue(outcome.mismatches().isEmpty(), String.join("\n", outcome.mismatches()));
+            assertEquals(20_000, outcome.checksums().rows());
+            assertTrue(outcome.checksums().batches() >= 20, "batches: " + outcome.checksums().batches());
+            assertEquals(outcome.checksums().batches(), outcome.checksums().hostBatches());
+            for (PartitionLoad.Result task : outcome.tasks()) {
+                assertEquals("simulated", task.backend());
+                assertEquals("ARROW_DEVICE_CPU", task.deviceType());
+                assertTrue(task.reason().contains("lends no device address"), task.reason());
+                assertTrue(task.deviceBytes() > 0, "nothing was kept in device memory");
+            }
+            // Every column has nulls in the sample: the validity bitmaps were read, not skipped.
+            outcome.checksums().columns().stream().skip(1).forEach(column -> assertTrue(column.valid() < 20_000, column.toString()));
+        }
+        finally {
+            spark.stop();
+        }
+    }
+}
