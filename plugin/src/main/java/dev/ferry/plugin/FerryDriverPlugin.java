@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Driver side: keeps the {@link ClusterRegistry} of where every executor runs, filled by the
- * executors' {@link ExecutorPlacement} messages.
+ * executors' {@link ExecutorPlacement} messages; executors that leave are dropped ({@link ExecutorDepartures}).
  */
 public final class FerryDriverPlugin
         implements DriverPlugin
@@ -33,6 +33,7 @@ public final class FerryDriverPlugin
     public Map<String, String> init(SparkContext context, PluginContext pluginContext)
     {
         ACTIVE.set(registry);
+        context.addSparkListener(new ExecutorDepartures(registry));
         LOG.info("Ferry driver plugin started for application {}", context.appName());
         return Map.of();
     }

@@ -25,6 +25,7 @@ import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
 import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
 import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
 import dev.ferry.shuffle.transport.tcp.TcpAuth;
+import dev.ferry.shuffle.transport.tcp.FetchLimits;
 import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
 import dev.ferry.transport.auth.AuthBootstrap;
 import dev.ferry.transport.auth.SparkAuthSettings;
@@ -34,6 +35,7 @@ import dev.ferry.topology.model.Presence;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
 import dev.ferry.transport.TransportConfigKeys;
+import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.local.ShmBlockWriter;
 import dev.ferry.transport.local.ShmNames;
@@ -102,7 +104,8 @@ public final class FerryShuffleRuntime
         try {
             store = MapOutputStores.create(config, allocator, localDirectory);
             TcpAuth auth = auth(env, config);
-            TcpShuffleTransport stream = new TcpShuffleTransport(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config), auth);
+            TcpShuffleTransport stream = new TcpShuffleTransport(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config), auth,
+                    FetchLimits.from(config));
             transport = stream;
             Optional<ExecutorTopology.Known> topology = ExecutorTopology.current();
             ShmBlockWriter shmWriter = null;
@@ -114,10 +117,12 @@ public final class FerryShuffleRuntime
                 RoutePolicy policy = new RoutePolicy(RoutePolicyConfig.from(config));
                 String[] noVerbsReason = new String[1];
                 verbs = openVerbs(config, topology.get(), policy, store, noVerbsReason);
-                Optional<DeviceRuntime> device = Optional.empty();
-                if (store instanceof DeviceTieredMapOutputStore) {
-                    deviceBlocks = deviceBlocks((DeviceTieredMapOutputStore) store);
-                    device = Optional.of(deviceBlocks.runtime());
+                Optional<DeviceLanding> device = Optional.empty();
+                if (store instanceof DeviceTieredMapOutputStore deviceStore) {
+                    deviceBlocks = deviceBlocks(deviceStore);
+                    // Blocks fetched over device routes land in the store's own pool, so they count
+                    // against spark.ferry.device.memoryLimit with the map outputs (and may spill them).
+                    device = Optional.of(new DeviceLanding(deviceStore.runtime(), deviceStore.pool()));
                 }
                 transport = new RoutingShuffleTransport(topology.get().cluster(), topology.get().place(), policy, stream, shmDirectory,
                         new ShmBlockReader(shmDirectory, ROUTE_COUNTERS), Optional.ofNullable(verbs), noVerbsReason[0] == null ? "" : noVerbsReason[0],

@@ -2,6 +2,7 @@ package dev.ferry.transport;
 
 import dev.ferry.conf.ConfigKey;
 import dev.ferry.conf.ConfigKeySet;
+import dev.ferry.transport.verbs.simulated.InjectedFault;
 
 import java.util.List;
 
@@ -27,12 +28,21 @@ public final class TransportConfigKeys
             "Whether the simulated NIC behaves as if nvidia_peermem were loaded; false refuses device memory registration as the real driver does.");
     public static final ConfigKey<Long> SIMULATED_BAR1_BYTES = ConfigKey.bytes("spark.ferry.transport.simulated.bar1Bytes", "256m",
             "BAR1 budget of each simulated GPU: how much device memory the simulated NIC can pin for GPUDirect RDMA.");
-    public static final ConfigKey<Long> MAX_FRAME_BYTES = ConfigKey.bytes("spark.ferry.transport.maxFrameBytes", "16m",
-            "Largest control frame (block locations, authentication) accepted; a longer length on the wire is treated as corruption.");
     public static final ConfigKey<Integer> AUTH_TIMEOUT_MILLIS = ConfigKey.integer("spark.ferry.transport.auth.timeoutMillis", 30000,
             "How long a peer has to complete authentication (when spark.authenticate is on) before the connection is dropped.");
     public static final ConfigKey<String> SHM_DIR = ConfigKey.string("spark.ferry.transport.shm.dir", "/dev/shm",
             "Directory of HOST_SHM block files (0600, unguessable names); java.io.tmpdir when absent.");
+
+    public static final ConfigKey<Integer> CONNECT_MAX_RETRIES = ConfigKey.integer("spark.ferry.transport.connect.maxRetries", 3,
+            "How often a fetch retries a connection to a peer that refused or timed out (a transient error: the peer's server may be starting or busy), waiting longer each time; 0 disables retries. Errors after a connection was made are never retried here: they become FetchFailedExceptions.");
+    public static final ConfigKey<Integer> CONNECT_RETRY_WAIT_MILLIS = ConfigKey.integer("spark.ferry.transport.connect.retryWaitMillis", 200,
+            "Wait before the first connection retry in milliseconds; each further retry waits twice as long as the one before.");
+    public static final ConfigKey<Integer> MAX_CONNECTIONS_PER_PEER = ConfigKey.integer("spark.ferry.transport.maxConnectionsPerPeer", 4,
+            "Fetches in flight to one peer at a time (each on its own connection); further fetches wait. With spark.ferry.shuffle.fetch.maxBytesInFlight per fetch this bounds the bytes in flight per peer.");
+    public static final ConfigKey<InjectedFault> TEST_FAULT_INJECTION = ConfigKey.choice("spark.ferry.transport.test.faultInjection", InjectedFault.class, InjectedFault.NONE,
+            "TEST ONLY: a fault the simulated NIC injects into one RDMA READ it serves (flip_byte, cut_short, stale_key, peer_dies, process_dies); none in production. Logged as a warning when it fires.");
+    public static final ConfigKey<String> TEST_FAULT_ONCE_FILE = ConfigKey.string("spark.ferry.transport.test.faultInjection.onceFile", "",
+            "TEST ONLY: with spark.ferry.transport.test.faultInjection, inject the fault only in the first process to create this file (once per cluster, not once per executor).");
 
     @Override
     public String section()
@@ -44,6 +54,7 @@ public final class TransportConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(VERBS, RDMA_CONNECT_TIMEOUT_MILLIS, RDMA_QUEUE_DEPTH, RDMA_MAX_OUTSTANDING_READS, RDMA_CQ_SIZE, RDMA_MAX_REGION_BYTES,
-                RDMA_READ_CHUNK_BYTES, SIMULATED_PEERMEM, SIMULATED_BAR1_BYTES, MAX_FRAME_BYTES, AUTH_TIMEOUT_MILLIS, SHM_DIR);
+                RDMA_READ_CHUNK_BYTES, SIMULATED_PEERMEM, SIMULATED_BAR1_BYTES, AUTH_TIMEOUT_MILLIS, SHM_DIR, CONNECT_MAX_RETRIES,
+                CONNECT_RETRY_WAIT_MILLIS, MAX_CONNECTIONS_PER_PEER, TEST_FAULT_INJECTION, TEST_FAULT_ONCE_FILE);
     }
 }

@@ -6,17 +6,17 @@ import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.device.IpcHandle;
 import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.device.pool.DeviceMemoryPool;
+import dev.ferry.shuffle.transport.tcp.protocol.FrameReader;
+import dev.ferry.shuffle.transport.tcp.protocol.GpuRdmaBlockResponse;
+import dev.ferry.shuffle.transport.tcp.protocol.RdmaBlockResponse;
 import dev.ferry.topology.route.Route;
 import dev.ferry.transport.local.DeviceBlockReader;
+import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.local.ShmNames;
 import dev.ferry.transport.metrics.RouteCounters;
-import dev.ferry.transport.protocol.BlockLocation;
-import dev.ferry.transport.protocol.BlockLocationsResponse;
-import dev.ferry.transport.protocol.BlockSegment;
-import dev.ferry.transport.protocol.FrameDecoder;
-import dev.ferry.transport.protocol.Message;
 import dev.ferry.transport.verbs.Access;
 import dev.ferry.transport.verbs.DeviceRegistrations;
 import dev.ferry.transport.verbs.ReadTarget;
@@ -31,6 +31,7 @@ import dev.ferry.transport.verbs.simulated.SimulatedNicOptions;
 import dev.ferry.transport.verbs.simulated.SimulatedVerbsProvider;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -41,6 +42,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -77,11 +79,11 @@ class TestCrossProcessTransports
                 VerbsDevice device = new SimulatedVerbsProvider(new SimulatedNicOptions(true, 1 << 20, false, CmFault.NONE))
                         .openLoopbackDevice("sim_mlx5_1", TransportChild.VERBS_SETTINGS)) {
             int port = Integer.parseInt(child.expect("LISTEN"));
-            List<Message> decoded = new FrameDecoder(1 << 20).feed(ByteBuffer.wrap(Base64.getDecoder().decode(child.expect("LOCATIONS"))));
-            BlockLocation location = ((BlockLocationsResponse) decoded.get(0)).locations().get(0);
-            assertEquals(TransportChild.BLOCK, location.block());
-            assertEquals(0, location.device(), "the block lives on the serving GPU");
-            assertEquals(3, location.segments().size());
+            FrameReader frames = new FrameReader(new ByteArrayInputStream(Base64.getDecoder().decode(child.expect("LOCATIONS"))), 1 << 20);
+            GpuRdmaBlockResponse response = assertInstanceOf(GpuRdmaBlockResponse.class, frames.read(), "the block lives on the serving GPU");
+            RdmaBlockResponse location = response.location();
+            assertEquals(length, location.length());
+            assertEquals(3, location.slices().size());
 
             RouteCounters counters = new RouteCounters();
             try (DeviceBuffer sinkBuffer = runtime.deviceAllocator(1).allocate(length)) {
@@ -96,7 +98,7 @@ class TestCrossProcessTransports
                 assertEquals(length, counters.bytes(Route.GPUDIRECT_RDMA));
 
                 // One byte past the last segment: the serving NIC refuses, it never reads beyond a region.
-                BlockSegment last = location.segments().get(2);
+                RemoteSlice last = location.slices().get(2);
                 List<ReadTarget> beyond = List.of(new ReadTarget(new RemoteSlice(0, last.address() + 1, last.length(), last.rkey()), 0));
                 try (VerbsConnection connection = device.connect(peer, WAIT)) {
                     VerbsException outside = assertThrows(VerbsException.class, () -> new RemoteReader(connection, TransportChild.VERBS_SETTINGS, 3000).read(beyond, sink, WAIT));
@@ -122,18 +124,22 @@ class TestCrossProcessTransports
             throws Exception
     {
         int length = 3 * 4096 + 100;
-        try (ChildProcess child = ChildProcess.start(TransportChild.class, "ipc", "22", String.valueOf(length)); DeviceRuntime runtime = simulatedRuntime()) {
+        try (ChildProcess child = ChildProcess.start(TransportChild.class, "ipc", "22", String.valueOf(length)); DeviceRuntime runtime = simulatedRuntime();
+                DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 1, 0, 100)) {
+            DeviceLanding landing = new DeviceLanding(runtime, pool);
             IpcHandle handle = IpcHandle.fromBase64(child.expect("HANDLE"));
             RouteCounters counters = new RouteCounters();
             DeviceBlockReader reader = new DeviceBlockReader(runtime, counters, 4096);
             byte[] expected = TestBytes.bytes(22, length);
 
-            try (DeviceBuffer viaNvlink = reader.readToDevice(handle, 1, Route.NVLINK)) {
+            try (DeviceBuffer viaNvlink = reader.readToDevice(handle, landing, Route.NVLINK)) {
                 assertEquals(1, viaNvlink.location().device());
+                assertEquals(length, pool.allocatedBytes(), "the landed block counts in the reader's pool while held");
                 assertArrayEquals(expected, toHost(runtime, viaNvlink));
             }
             assertTrue(runtime.isPeerAccessEnabled(1, 0), "the peer copy enabled peer access from the reader's GPU to the writer's");
-            try (DeviceBuffer staged = reader.readToDevice(handle, 1, Route.HOST_STAGED)) {
+            assertEquals(0, pool.allocatedBytes(), "and goes back to it on release");
+            try (DeviceBuffer staged = reader.readToDevice(handle, landing, Route.HOST_STAGED)) {
                 assertArrayEquals(expected, toHost(runtime, staged));
             }
             ByteBuffer host = ByteBuffer.allocateDirect(length);
@@ -143,8 +149,9 @@ class TestCrossProcessTransports
             assertEquals(length, counters.bytes(Route.NVLINK));
             assertEquals(length, counters.bytes(Route.HOST_STAGED));
             assertEquals(1, counters.blocks(Route.PCIE_P2P));
-            assertThrows(IllegalArgumentException.class, () -> reader.readToDevice(handle, 1, Route.TCP));
+            assertThrows(IllegalArgumentException.class, () -> reader.readToDevice(handle, landing, Route.TCP));
             assertThrows(IllegalArgumentException.class, () -> reader.readToHost(handle, ByteBuffer.allocateDirect(length - 1), Route.NVLINK));
+            assertEquals(0, pool.allocatedBytes(), "no landing buffer leaked");
             assertEquals(0, runtime.deviceAllocator(1).allocatedBytes(), "no buffer leaked on the reader's GPU");
             child.send("EXIT");
             assertEquals("BYE", child.nextLine());
@@ -179,13 +186,11 @@ class TestCrossProcessTransports
         }
     }
 
-    private static List<ReadTarget> targets(BlockLocation location)
+    private static List<ReadTarget> targets(RdmaBlockResponse location)
     {
         List<ReadTarget> targets = new ArrayList<>();
-        long offset = 0;
-        for (BlockSegment segment : location.segments()) {
-            targets.add(new ReadTarget(new RemoteSlice(offset, segment.address(), segment.length(), segment.rkey()), offset));
-            offset += segment.length();
+        for (RemoteSlice slice : location.slices()) {
+            targets.add(new ReadTarget(slice, slice.offset()));
         }
         return targets;
     }

@@ -4,16 +4,10 @@ import dev.ferry.conf.ConfigKey;
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.transport.auth.AuthBootstrap;
 import dev.ferry.transport.local.ShmNames;
-import dev.ferry.transport.protocol.ErrorResponse;
-import dev.ferry.transport.protocol.SocketMessageChannel;
 import dev.ferry.transport.verbs.RemoteReader;
 import dev.ferry.transport.verbs.VerbsSettings;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.HashSet;
@@ -64,17 +58,5 @@ class TestTransportConfigKeys
         assertThrows(IllegalArgumentException.class, () -> AuthBootstrap.timeout(new MapConfigSource(Map.of("spark.ferry.transport.auth.timeoutMillis", "0"))));
         assertThrows(IllegalArgumentException.class, () -> RemoteReader.fromConfig(null, new MapConfigSource(Map.of("spark.ferry.transport.rdma.readChunkBytes", "4g"))));
         assertEquals(Paths.get(System.getProperty("java.io.tmpdir")), ShmNames.directory(new MapConfigSource(Map.of("spark.ferry.transport.shm.dir", "/nonexistent-ferry-dir"))));
-
-        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                Socket clientSocket = new Socket(InetAddress.getLoopbackAddress(), listener.getLocalPort());
-                Socket serverSocket = listener.accept();
-                SocketMessageChannel client = SocketMessageChannel.fromConfig(clientSocket, MapConfigSource.empty());
-                SocketMessageChannel server = SocketMessageChannel.fromConfig(serverSocket, new MapConfigSource(Map.of("spark.ferry.transport.maxFrameBytes", "32")))) {
-            client.send(new ErrorResponse(1, "short"));
-            assertEquals(new ErrorResponse(1, "short"), server.receive(Duration.ofSeconds(10)));
-            client.send(new ErrorResponse(2, "a message longer than the thirty-two byte limit"));
-            IOException tooLarge = assertThrows(IOException.class, () -> server.receive(Duration.ofSeconds(10)));
-            assertTrue(tooLarge.getMessage().contains("Too large frame") && tooLarge.getMessage().contains("limit 32"), tooLarge.getMessage());
-        }
     }
 }

@@ -1,17 +1,16 @@
 package dev.ferry.transport;
 
 import dev.ferry.conf.MapConfigSource;
+import dev.ferry.shuffle.transport.tcp.protocol.FrameWriter;
+import dev.ferry.shuffle.transport.tcp.protocol.GpuRdmaBlockResponse;
+import dev.ferry.shuffle.transport.tcp.protocol.Message;
+import dev.ferry.shuffle.transport.tcp.protocol.RdmaBlockResponse;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.local.ShmBlockWriter;
 import dev.ferry.transport.local.ShmNames;
-import dev.ferry.transport.protocol.BlockLocation;
-import dev.ferry.transport.protocol.BlockLocationsResponse;
-import dev.ferry.transport.protocol.BlockSegment;
-import dev.ferry.transport.protocol.FrameCodec;
-import dev.ferry.transport.protocol.ShuffleBlockRef;
 import dev.ferry.transport.verbs.Access;
 import dev.ferry.transport.verbs.DeviceRegistrations;
 import dev.ferry.transport.verbs.RegistrableMemory;
@@ -23,6 +22,7 @@ import dev.ferry.transport.verbs.simulated.CmFault;
 import dev.ferry.transport.verbs.simulated.SimulatedNicOptions;
 import dev.ferry.transport.verbs.simulated.SimulatedVerbsProvider;
 
+import java.io.ByteArrayOutputStream;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
@@ -50,7 +50,6 @@ public final class TransportChild
             "spark.ferry.device", "simulated",
             "spark.ferry.device.simulated.capacity", "8m");
     static final VerbsSettings VERBS_SETTINGS = new VerbsSettings(64, 8, 256, 4096, Duration.ofSeconds(10));
-    static final ShuffleBlockRef BLOCK = new ShuffleBlockRef(3, 42, 7);
 
     private TransportChild() {}
 
@@ -91,14 +90,12 @@ public final class TransportChild
                 memory = RegistrableMemory.host(TestBytes.direct(seed, length));
             }
             Registration registration = device.protectionDomain().register(memory, Access.remoteReadable());
-            List<BlockSegment> segments = new ArrayList<>();
-            for (RemoteSlice slice : registration.remoteSlices(0, length)) {
-                segments.add(new BlockSegment(slice.address(), slice.length(), slice.rkey()));
-            }
-            BlockLocationsResponse locations = new BlockLocationsResponse(1, List.of(new BlockLocation(BLOCK, gpu ? 0 : BlockLocation.HOST, length, segments)));
-            ByteBuffer frame = FrameCodec.encode(locations);
-            byte[] bytes = new byte[frame.remaining()];
-            frame.get(bytes);
+            // The shuffle protocol's answer to an RDMA fetch, as the block server would send it.
+            RdmaBlockResponse location = new RdmaBlockResponse(1, 0, length, "localhost", device.listenAddress().getPort(), registration.remoteSlices(0, length));
+            Message response = gpu ? new GpuRdmaBlockResponse(location) : location;
+            ByteArrayOutputStream frame = new ByteArrayOutputStream();
+            new FrameWriter(frame).write(response);
+            byte[] bytes = frame.toByteArray();
             say("LISTEN " + device.listenAddress().getPort());
             say("LOCATIONS " + Base64.getEncoder().encodeToString(bytes));
             for (String line = in.readLine(); line != null && !line.equals("EXIT"); line = in.readLine()) {

@@ -124,6 +124,12 @@ public final class DeviceTieredMapOutputStore
         }
     }
 
+    /** The pool the blocks' device memory is counted in (also the fetch side's landing buffers). */
+    public DeviceMemoryPool pool()
+    {
+        return pool;
+    }
+
     /** The device runtime the blocks live in. */
     public DeviceRuntime runtime()
     {

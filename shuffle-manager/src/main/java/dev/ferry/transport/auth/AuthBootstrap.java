@@ -2,12 +2,11 @@ package dev.ferry.transport.auth;
 
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.transport.TransportConfigKeys;
-import dev.ferry.transport.protocol.AuthClientHello;
-import dev.ferry.transport.protocol.AuthClientProof;
-import dev.ferry.transport.protocol.AuthServerChallenge;
-import dev.ferry.transport.protocol.ErrorResponse;
-import dev.ferry.transport.protocol.Message;
-import dev.ferry.transport.protocol.MessageChannel;
+import dev.ferry.shuffle.transport.tcp.protocol.AuthClientHello;
+import dev.ferry.shuffle.transport.tcp.protocol.AuthClientProof;
+import dev.ferry.shuffle.transport.tcp.protocol.AuthFailure;
+import dev.ferry.shuffle.transport.tcp.protocol.AuthServerChallenge;
+import dev.ferry.shuffle.transport.tcp.protocol.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,9 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Runs the authentication engines over a {@link MessageChannel}: the client before it hands the
+ * Runs the authentication engines over a {@link AuthChannel}: the client before it hands the
  * channel to anyone, the server before it serves anything on it. The side that detects a bad
- * proof tells the other with an {@link ErrorResponse} (request id 0) and fails with an
+ * proof tells the other with an {@link AuthFailure} and fails with an
  * {@link AuthenticationException} naming the peer; the caller then closes the channel. There is
  * no unauthenticated fallback: with {@code spark.authenticate} on, a peer authenticates or is dropped.
  */
@@ -33,7 +32,7 @@ public final class AuthBootstrap
     private AuthBootstrap() {}
 
     /** Client side: hello, check the server's proof, send ours. */
-    public static void authenticateClient(MessageChannel channel, SparkAuthSettings settings, Duration timeout)
+    public static void authenticateClient(AuthChannel channel, SparkAuthSettings settings, Duration timeout)
             throws AuthenticationException
     {
         requireNonNull(channel, "channel is null");
@@ -57,7 +56,7 @@ public final class AuthBootstrap
     }
 
     /** Server side: answer the hello with a challenge, then verify the client's proof. */
-    public static void authenticateServer(MessageChannel channel, SparkAuthSettings settings, Duration timeout)
+    public static void authenticateServer(AuthChannel channel, SparkAuthSettings settings, Duration timeout)
             throws AuthenticationException
     {
         requireNonNull(channel, "channel is null");
@@ -103,12 +102,12 @@ public final class AuthBootstrap
         return FAILURES.get();
     }
 
-    private static <T extends Message> T expect(MessageChannel channel, Class<T> type, Duration timeout)
+    private static <T extends Message> T expect(AuthChannel channel, Class<T> type, Duration timeout)
             throws IOException, GeneralSecurityException
     {
         Message message = channel.receive(timeout);
-        if (message instanceof ErrorResponse error) {
-            throw new GeneralSecurityException("the peer refused: " + error.error());
+        if (message instanceof AuthFailure failure) {
+            throw new GeneralSecurityException("the peer refused: " + failure.reason());
         }
         if (!type.isInstance(message)) {
             throw new GeneralSecurityException("expected " + type.getSimpleName() + ", got " + message.type());
@@ -116,10 +115,10 @@ public final class AuthBootstrap
         return type.cast(message);
     }
 
-    private static void tellPeer(MessageChannel channel, String why)
+    private static void tellPeer(AuthChannel channel, String why)
     {
         try {
-            channel.send(new ErrorResponse(0, why));
+            channel.send(new AuthFailure(why));
         }
         catch (IOException e) {
             log.debug("Could not tell {} that authentication failed: {}", channel.peer(), e.toString());

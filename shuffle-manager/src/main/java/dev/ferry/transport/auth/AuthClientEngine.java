@@ -1,8 +1,8 @@
 package dev.ferry.transport.auth;
 
-import dev.ferry.transport.protocol.AuthClientHello;
-import dev.ferry.transport.protocol.AuthClientProof;
-import dev.ferry.transport.protocol.AuthServerChallenge;
+import dev.ferry.shuffle.transport.tcp.protocol.AuthClientHello;
+import dev.ferry.shuffle.transport.tcp.protocol.AuthClientProof;
+import dev.ferry.shuffle.transport.tcp.protocol.AuthServerChallenge;
 
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;

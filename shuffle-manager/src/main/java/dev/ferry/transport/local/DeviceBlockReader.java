@@ -46,14 +46,22 @@ public final class DeviceBlockReader
         this.bounceBytes = bounceBytes;
     }
 
-    /** Copies the exported block into a new buffer on {@code targetDevice}; the caller closes it. */
-    public DeviceBuffer readToDevice(IpcHandle handle, int targetDevice, Route route)
+    /**
+     * Copies the exported block into a new buffer of {@code landing}'s pool (on its GPU), counted
+     * there until the caller closes it.
+     */
+    public DeviceBuffer readToDevice(IpcHandle handle, DeviceLanding landing, Route route)
     {
         requireNonNull(handle, "handle is null");
+        requireNonNull(landing, "landing is null");
+        if (landing.runtime() != runtime) {
+            throw new IllegalArgumentException("The landing pool belongs to another device runtime than this reader's");
+        }
         checkRoute(route);
+        int targetDevice = landing.device();
         try (DeviceBuffer imported = runtime.openIpc(handle)) {
             int sourceDevice = imported.location().device();
-            DeviceBuffer target = runtime.deviceAllocator(targetDevice).allocate(imported.length());
+            DeviceBuffer target = landing.allocate(imported.length());
             boolean success = false;
             try (DeviceStream stream = runtime.newStream(targetDevice)) {
                 if (route == Route.HOST_STAGED) {

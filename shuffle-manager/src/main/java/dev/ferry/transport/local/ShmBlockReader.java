@@ -7,7 +7,6 @@ import dev.ferry.transport.metrics.RouteCounters;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -22,11 +21,11 @@ import java.util.Set;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The reader's half of HOST_SHM: maps a published block read-only and copies it out. Before
- * mapping it checks that the handle names a Ferry block file in its own directory, that the file
- * is a regular file (no symlink) owned by this user with no group or other access, and that the
- * block's range lies inside the file, so a bad handle is an error, never a read of something else
- * or a SIGBUS. Each block is counted on {@code HOST_SHM}. Thread-safe.
+ * The reader's half of HOST_SHM: copies a published block out of its shared-memory file with one
+ * positional read (no mapping: mapping a block costs a page fault per page). Before reading it
+ * checks that the handle names a Ferry block file in its own directory, that the file is a
+ * regular file (no symlink) owned by this user with no group or other access, and that the
+ * block's range lies inside the file, so a bad handle is an error, never a read of something else. Each block is counted on {@code HOST_SHM}. Thread-safe.
  */
 public final class ShmBlockReader
 {
@@ -52,8 +51,16 @@ public final class ShmBlockReader
         Path file = directory.resolve(handle.fileName());
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             checkFile(file, handle, channel.size());
-            MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, handle.offset(), handle.length());
-            target.put(mapped);
+            // One copy out of the shared pages; a read() costs no page faults, unlike mapping the file.
+            long position = handle.offset();
+            long end = handle.offset() + handle.length();
+            while (position < end) {
+                int read = channel.read(target, position);
+                if (read < 0) {
+                    throw refused(file, "ended at byte offset " + (position - handle.offset()) + " of " + handle.length());
+                }
+                position += read;
+            }
         }
         catch (IOException e) {
             throw new FerryException(ErrorCategory.EXTERNAL, "Cannot read shared-memory block " + file + ": " + e.getMessage()

@@ -5,7 +5,9 @@ import dev.ferry.transport.TransportConfigKeys;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
 import static java.util.Objects.requireNonNull;
@@ -24,6 +26,8 @@ public final class RemoteReader
     private final int window;
     private final int readChunkBytes;
     private long nextSequence;
+    // Where in the sink each READ of the current read() lands, so a failure names the byte offset.
+    private final Map<Long, Long> sinkOffsets = new HashMap<>();
 
     public RemoteReader(VerbsConnection connection, VerbsSettings settings, int readChunkBytes)
     {
@@ -53,6 +57,7 @@ public final class RemoteReader
         requireNonNull(targets, "targets is null");
         requireNonNull(sink, "sink is null");
         long deadline = System.nanoTime() + requireNonNull(timeout, "timeout is null").toNanos();
+        sinkOffsets.clear();
         List<ReadRequest> requests = plan(targets, sink);
         for (int start = 0; start < requests.size(); start += window) {
             List<ReadRequest> batch = new ArrayList<>(requests.subList(start, Math.min(requests.size(), start + window)));
@@ -80,6 +85,7 @@ public final class RemoteReader
                 int length = (int) Math.min(Math.min(readChunkBytes, remote.length() - done), localRoom);
                 long wrId = WorkRequestIds.of(connection.id(), nextSequence++ & WorkRequestIds.MAX_SEQUENCE);
                 requests.add(ReadRequest.into(wrId, local, sinkOffset - local.memoryOffset(), remote.address() + done, remote.rkey(), length, false));
+                sinkOffsets.put(wrId, sinkOffset);
                 done += length;
             }
         }
@@ -126,7 +132,9 @@ public final class RemoteReader
             case WR_FLUSH_ERR -> " (the connection was closed or already in the error state)";
             default -> "";
         };
-        return new VerbsException("RDMA READ from " + connection.peer() + " failed: wr " + WorkRequestIds.describe(completion.wrId()) + " completed with "
+        Long offset = sinkOffsets.get(completion.wrId());
+        String where = offset == null ? "" : " (READ landing at byte offset " + offset + ")";
+        return new VerbsException("RDMA READ from " + connection.peer() + " failed: wr " + WorkRequestIds.describe(completion.wrId()) + where + " completed with "
                 + completion.status() + hint);
     }
 }

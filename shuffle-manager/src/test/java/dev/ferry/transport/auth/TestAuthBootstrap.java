@@ -2,7 +2,7 @@ package dev.ferry.transport.auth;
 
 import dev.ferry.common.FerryException;
 import dev.ferry.conf.MapConfigSource;
-import dev.ferry.transport.protocol.SocketMessageChannel;
+import dev.ferry.shuffle.transport.tcp.StreamAuthChannel;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetAddress;
@@ -36,9 +36,9 @@ class TestAuthBootstrap
     {
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
                 Socket clientSocket = new Socket(InetAddress.getLoopbackAddress(), listener.getLocalPort());
-                Socket serverSocket = listener.accept();
-                SocketMessageChannel client = new SocketMessageChannel(clientSocket, 1 << 16);
-                SocketMessageChannel server = new SocketMessageChannel(serverSocket, 1 << 16)) {
+                Socket serverSocket = listener.accept()) {
+            StreamAuthChannel client = new StreamAuthChannel(clientSocket, clientSocket.getInputStream(), clientSocket.getOutputStream(), 1 << 16);
+            StreamAuthChannel server = new StreamAuthChannel(serverSocket, serverSocket.getInputStream(), serverSocket.getOutputStream(), 1 << 16);
             CompletableFuture<Void> serving = CompletableFuture.runAsync(() -> {
                 try {
                     AuthBootstrap.authenticateServer(server, serverSettings, clientSpeaks ? TIMEOUT : Duration.ofMillis(200));

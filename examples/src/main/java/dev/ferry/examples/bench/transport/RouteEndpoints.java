@@ -37,6 +37,7 @@ import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
+import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.local.ShmBlockWriter;
 import dev.ferry.transport.metrics.PeerRouteLog;
@@ -149,8 +150,15 @@ final class RouteEndpoints
         resources.add(0, server);
         ClusterTopology cluster = TopologyFileReader.load(repository.resolve("examples/topologies").resolve(topology + ".json"));
         RouteCounters counters = new RouteCounters();
+        Optional<DeviceLanding> landing = Optional.empty();
+        if (readerDevice) {
+            // The reading executor's own device pool, which device routes land its blocks in.
+            DeviceMemoryPool readerPool = new DeviceMemoryPool(runtime, 0, 0, 100);
+            resources.add(0, readerPool);
+            landing = Optional.of(new DeviceLanding(runtime, readerPool));
+        }
         reader = new RoutingShuffleTransport(cluster, self, new RoutePolicy(RoutePolicyConfig.defaults()), new TcpShuffleTransport(60_000, maxFrameBytes), shm,
-                new ShmBlockReader(shm, counters), Optional.of(readerNic), "", counters, new PeerRouteLog(), Optional.ofNullable(readerDevice ? runtime : null));
+                new ShmBlockReader(shm, counters), Optional.of(readerNic), "", counters, new PeerRouteLog(), landing);
         resources.add(0, reader);
         // No place: the peer announced none, so the stream transport (TCP) carries its blocks.
         BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply("bench-peer", "localhost", 7000, scala.Option.empty()), server.port(),

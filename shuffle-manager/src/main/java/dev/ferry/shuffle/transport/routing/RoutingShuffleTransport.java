@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.ferry.device.DeviceRuntime;
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.route.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
@@ -24,6 +23,7 @@ import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RouteDecision;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.transport.local.DeviceBlockReader;
+import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.metrics.PeerRouteLog;
 import dev.ferry.transport.metrics.RouteCounters;
@@ -76,7 +76,7 @@ public final class RoutingShuffleTransport
     private final String noVerbsReason;
     private final RouteCounters counters;
     private final PeerRouteLog log;
-    private final Optional<DeviceRuntime> device;
+    private final Optional<DeviceLanding> device;
     private final Optional<DeviceBlockReader> deviceReader;
     private final Map<String, RouteChoice> choices = new ConcurrentHashMap<>();
 
@@ -87,12 +87,12 @@ public final class RoutingShuffleTransport
         this(cluster, self, policy, stream, shmDirectory, shm, verbs, noVerbsReason, counters, log, Optional.empty());
     }
 
-    /** As above; {@code device}: this executor's device runtime (GPU 0), which the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes land blocks in. */
+    /** As above; {@code device}: this executor's device runtime and the pool (its device store's) that the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes land blocks in. */
     public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
-            Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log, Optional<DeviceRuntime> device)
+            Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log, Optional<DeviceLanding> device)
     {
         this.device = requireNonNull(device, "device is null");
-        this.deviceReader = device.map(runtime -> new DeviceBlockReader(runtime, counters, BOUNCE_BYTES));
+        this.deviceReader = device.map(landing -> new DeviceBlockReader(landing.runtime(), counters, BOUNCE_BYTES));
         this.cluster = requireNonNull(cluster, "cluster is null");
         this.self = requireNonNull(self, "self is null");
         this.policy = requireNonNull(policy, "policy is null");

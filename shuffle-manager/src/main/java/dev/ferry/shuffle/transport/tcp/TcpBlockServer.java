@@ -76,6 +76,7 @@ public final class TcpBlockServer
     private final ServerSocket serverSocket;
     private final ExecutorService threads;
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger accepted = new AtomicInteger();
     private volatile boolean closed;
 
     /** Binds at once ({@code port} 0: any free port) on {@code bindAddress}, null meaning every interface. */
@@ -143,12 +144,25 @@ public final class TcpBlockServer
         return serverSocket.getLocalPort();
     }
 
+    /** Connections accepted so far (for connection-reuse checks). */
+    public int acceptedConnections()
+    {
+        return accepted.get();
+    }
+
+    /** Connections open now. */
+    public int openConnections()
+    {
+        return connections.size();
+    }
+
     private void acceptLoop()
     {
         while (!closed) {
             try {
                 Socket socket = serverSocket.accept();
                 socket.setTcpNoDelay(true);
+                accepted.incrementAndGet();
                 connections.add(socket);
                 threads.execute(() -> serve(socket));
             }
@@ -171,7 +185,7 @@ public final class TcpBlockServer
             BufferedOutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
             if (auth.enabled()) {
                 try {
-                    AuthBootstrap.authenticateServer(new StreamMessageChannel(socket, in, out, maxFrameBytes), auth.settings(), auth.timeout());
+                    AuthBootstrap.authenticateServer(new StreamAuthChannel(socket, in, out, maxFrameBytes), auth.settings(), auth.timeout());
                 }
                 catch (AuthenticationException e) {
                     LOG.warn("Ferry TCP block server refused {}: {}", socket.getRemoteSocketAddress(), e.getMessage());
@@ -240,6 +254,12 @@ public final class TcpBlockServer
     private void publishShm(FetchRequest request, int index, BlockBytes block, FrameWriter writer, List<ShmBlockHandle> published)
             throws IOException
     {
+        if (block.length() == 0) {
+            // Shared memory holds no empty files: an empty block is answered in the stream itself.
+            block.close();
+            writer.write(new BlockResponse(request.requestId(), index, 0), null);
+            return;
+        }
         ShmBlockHandle handle;
         try (BlockBytes bytes = block) {
             handle = shmWriter.publish(bytes.buffer().nioBuffer(0, Math.toIntExact(bytes.length())));

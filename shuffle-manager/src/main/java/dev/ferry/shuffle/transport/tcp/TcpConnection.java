@@ -2,17 +2,19 @@ package dev.ferry.shuffle.transport.tcp;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
-import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.device.IpcHandle;
 import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.BlockFetchException;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.tcp.protocol.BlockResponse;
@@ -32,6 +34,7 @@ import dev.ferry.shuffle.transport.tcp.protocol.ShmFetchRequest;
 import dev.ferry.topology.route.Route;
 import dev.ferry.transport.auth.AuthBootstrap;
 import dev.ferry.transport.local.DeviceBlockReader;
+import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.metrics.RouteCounters;
@@ -69,7 +72,7 @@ final class TcpConnection
             BufferedInputStream in = new BufferedInputStream(connected.getInputStream(), 64 * 1024);
             BufferedOutputStream out = new BufferedOutputStream(connected.getOutputStream(), 64 * 1024);
             if (auth.enabled()) {
-                AuthBootstrap.authenticateClient(new StreamMessageChannel(connected, in, out, maxFrameBytes), auth.settings(), auth.timeout());
+                AuthBootstrap.authenticateClient(new StreamAuthChannel(connected, in, out, maxFrameBytes), auth.settings(), auth.timeout());
             }
             this.reader = new FrameReader(in, maxFrameBytes);
             this.writer = new FrameWriter(out);
@@ -116,6 +119,9 @@ final class TcpConnection
     {
         long requestId = nextRequestId++;
         return exchange(ShmFetchRequest.of(requestId, blocks), blocks, (index, message) -> {
+            if (isEmptyBlock(message)) {
+                return emptyBlock(requestId, index, (BlockResponse) message, allocator);
+            }
             ShmBlockResponse response = expect(message, ShmBlockResponse.class);
             checkOrder(requestId, index, response.requestId(), response.index());
             return readShm(blocks.get(index), response.shmHandle(), allocator, shm);
@@ -129,7 +135,7 @@ final class TcpConnection
      * on HOST_STAGED. {@code device} counts the IPC blocks; {@code counters} gets the staged ones;
      * {@code carried} gets each block's route. On failure everything received so far is released.
      */
-    List<BlockBytes> fetchIpc(List<ShuffleBlockRef> blocks, BufferAllocator allocator, DeviceRuntime runtime, DeviceBlockReader device, Route route,
+    List<BlockBytes> fetchIpc(List<ShuffleBlockRef> blocks, BufferAllocator allocator, DeviceLanding landing, DeviceBlockReader device, Route route,
             ShmBlockReader staged, RouteCounters counters, List<String> carried)
             throws IOException
     {
@@ -139,12 +145,18 @@ final class TcpConnection
             if (message instanceof IpcBlockResponse) {
                 IpcBlockResponse response = (IpcBlockResponse) message;
                 checkOrder(requestId, index, response.requestId(), response.index());
-                BlockBytes block = copyDown(blocks.get(index), response.ipcHandle(), allocator, runtime, device, route);
+                BlockBytes block = copyDown(blocks.get(index), response.ipcHandle(), allocator, landing, device, route);
                 return accounted(block, () -> carried.add(route.name()));
             }
-            ShmBlockResponse response = expect(message, ShmBlockResponse.class);
-            checkOrder(requestId, index, response.requestId(), response.index());
-            BlockBytes block = readShm(blocks.get(index), response.shmHandle(), allocator, staged);
+            BlockBytes block;
+            if (isEmptyBlock(message)) {
+                block = emptyBlock(requestId, index, (BlockResponse) message, allocator);
+            }
+            else {
+                ShmBlockResponse response = expect(message, ShmBlockResponse.class);
+                checkOrder(requestId, index, response.requestId(), response.index());
+                block = readShm(blocks.get(index), response.shmHandle(), allocator, staged);
+            }
             return accounted(block, () -> {
                 counters.recordBlock(Route.HOST_STAGED, block.length());
                 carried.add(Route.HOST_STAGED.name());
@@ -153,13 +165,13 @@ final class TcpConnection
         });
     }
 
-    private BlockBytes copyDown(ShuffleBlockRef block, IpcHandle handle, BufferAllocator allocator, DeviceRuntime runtime, DeviceBlockReader device, Route route)
+    private BlockBytes copyDown(ShuffleBlockRef block, IpcHandle handle, BufferAllocator allocator, DeviceLanding landing, DeviceBlockReader device, Route route)
             throws IOException
     {
         int length = Math.toIntExact(handle.length());
         ArrowBuf body = allocator.buffer(Math.max(length, 1));
         boolean success = false;
-        try (DeviceBuffer landed = device.readToDevice(handle, 0, route); DeviceStream stream = runtime.newStream(0)) {
+        try (DeviceBuffer landed = device.readToDevice(handle, landing, route); DeviceStream stream = landing.runtime().newStream(landing.device())) {
             stream.copyToHost(landed, 0, body.nioBuffer(0, length));
             stream.synchronize();
             success = true;
@@ -181,7 +193,7 @@ final class TcpConnection
      * READ from its host memory into ours and counted on RDMA_HOST_STAGED. Every block is counted
      * in {@code counters} and its route added to {@code carried}. On failure everything received so far is released.
      */
-    List<BlockBytes> fetchGpuRdma(List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs, DeviceRuntime runtime, RouteCounters counters,
+    List<BlockBytes> fetchGpuRdma(List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs, DeviceLanding landing, RouteCounters counters,
             List<String> carried)
             throws IOException
     {
@@ -204,7 +216,7 @@ final class TcpConnection
             checkOrder(requestId, index, response.requestId(), response.index());
             BlockBytes block;
             try {
-                block = route == Route.GPUDIRECT_RDMA ? verbs.readThroughDevice(response, allocator, runtime) : verbs.read(response, allocator);
+                block = route == Route.GPUDIRECT_RDMA ? verbs.readThroughDevice(response, allocator, landing) : verbs.read(response, allocator);
             }
             catch (IOException | RuntimeException e) {
                 throw new IOException("RDMA READ (" + route + ") of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);
@@ -235,6 +247,19 @@ final class TcpConnection
         }
     }
 
+    /** An empty block on a shared-memory route comes in the stream (shared memory holds no empty files). */
+    private static boolean isEmptyBlock(Message message)
+    {
+        return message instanceof BlockResponse && ((BlockResponse) message).bodyLength() == 0;
+    }
+
+    private BlockBytes emptyBlock(long requestId, int index, BlockResponse response, BufferAllocator allocator)
+            throws IOException
+    {
+        checkOrder(requestId, index, response.requestId(), response.index());
+        return new BlockBytes(reader.readBody(response, allocator), 0);
+    }
+
     /** Receives one block of a request from its answer, or throws. */
     @FunctionalInterface
     private interface BlockReceiver
@@ -253,7 +278,23 @@ final class TcpConnection
         boolean success = false;
         try {
             for (int index = 0; index < blocks.size(); index++) {
-                received.add(receiver.receive(index, next(blocks, index)));
+                try {
+                    received.add(receiver.receive(index, next(blocks, index)));
+                }
+                catch (BlockFetchException e) {
+                    throw e;
+                }
+                catch (EOFException e) {
+                    // The stream ended inside a frame: the peer died or the transfer was cut short.
+                    throw new BlockFetchException(peer, Optional.of(blocks.get(index)), "Transfer of " + blocks.get(index) + " (block " + (index + 1) + " of "
+                            + blocks.size() + ") from " + peer + " was cut short: " + e.getMessage(), e);
+                }
+                catch (IOException e) {
+                    String block = blocks.get(index).toString();
+                    String message = String.valueOf(e.getMessage());
+                    throw new BlockFetchException(peer, Optional.of(blocks.get(index)),
+                            message.contains(block) ? message : "Receiving " + block + " (block " + (index + 1) + " of " + blocks.size() + "): " + message, e);
+                }
             }
             success = true;
             return received;
@@ -283,7 +324,10 @@ final class TcpConnection
         }
         if (message instanceof FetchFailure) {
             FetchFailure failure = (FetchFailure) message;
-            throw new IOException(peer + " could not serve " + blocks.get(failure.index()) + ": " + failure.message());
+            if (failure.index() < 0 || failure.index() >= blocks.size()) {
+                throw new IOException(peer + " reported a failure for block " + failure.index() + " of a " + blocks.size() + "-block request: " + failure.message());
+            }
+            throw new BlockFetchException(peer, Optional.of(blocks.get(failure.index())), peer + " could not serve " + blocks.get(failure.index()) + ": " + failure.message(), null);
         }
         return message;
     }

@@ -15,6 +15,7 @@ import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaBlockResponse;
+import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.verbs.Access;
 import dev.ferry.transport.verbs.DeviceRegistrations;
 import dev.ferry.transport.verbs.ReadTarget;
@@ -69,7 +70,7 @@ public final class VerbsBlocks
         return device.name();
     }
 
-    /** A block registered for remote READs; closing deregisters it, then releases the block's bytes (host) or lease (device). */
+    /** A block registered for remote READs (an empty block: no registration); closing deregisters it, then releases the block's bytes (host) or lease (device). */
     public record Exported(AutoCloseable bytes, Registration registration, RdmaBlockResponse response)
             implements AutoCloseable
     {
@@ -77,7 +78,7 @@ public final class VerbsBlocks
         public void close()
         {
             try {
-                if (registration.isRegistered()) {
+                if (registration != null && registration.isRegistered()) {
                     registration.deregister();
                 }
             }
@@ -99,6 +100,11 @@ public final class VerbsBlocks
     Exported export(long requestId, int index, BlockBytes bytes)
             throws VerbsException
     {
+        if (bytes.length() == 0) {
+            // Nothing to READ (and a NIC registers no empty region): the response alone carries the block.
+            InetSocketAddress listen = device.listenAddress();
+            return new Exported(bytes, null, new RdmaBlockResponse(requestId, index, 0, listen.getAddress().getHostAddress(), listen.getPort(), List.of()));
+        }
         boolean success = false;
         try {
             int length = Math.toIntExact(bytes.length());
@@ -160,23 +166,26 @@ public final class VerbsBlocks
     }
 
     /**
-     * GPUDirect RDMA READ of the device block {@code response} describes into a buffer on this
-     * executor's GPU 0 (registered with the NIC as the sink), then down to a new host buffer owned by
+     * GPUDirect RDMA READ of the device block {@code response} describes into a landing buffer of
+     * this executor's device pool (registered with the NIC as the sink), then down to a new host buffer owned by
      * the caller, since Spark's reduce side decodes on the CPU.
      */
-    BlockBytes readThroughDevice(RdmaBlockResponse response, BufferAllocator allocator, DeviceRuntime runtime)
+    BlockBytes readThroughDevice(RdmaBlockResponse response, BufferAllocator allocator, DeviceLanding landing)
             throws IOException
     {
         int length = Math.toIntExact(response.length());
+        if (length == 0) {
+            return new BlockBytes(allocator.buffer(0), 0);
+        }
         ArrowBuf body = allocator.buffer(length);
         boolean success = false;
-        try (DeviceBuffer landing = runtime.deviceAllocator(0).allocate(length)) {
+        try (DeviceBuffer sinkBuffer = landing.allocate(length)) {
             Registration sink;
             try {
-                sink = DeviceRegistrations.register(runtime, landing, device.protectionDomain(), Access.readSink());
+                sink = DeviceRegistrations.register(landing.runtime(), sinkBuffer, device.protectionDomain(), Access.readSink());
             }
             catch (VerbsException e) {
-                throw new IOException("Cannot register " + landing.name() + " as a GPUDirect RDMA sink with " + device.name() + ": " + e.getMessage(), e);
+                throw new IOException("Cannot register " + sinkBuffer.name() + " as a GPUDirect RDMA sink with " + device.name() + ": " + e.getMessage(), e);
             }
             try {
                 readInto(response, sink);
@@ -184,8 +193,8 @@ public final class VerbsBlocks
             finally {
                 sink.deregister();
             }
-            try (DeviceStream stream = runtime.newStream(0)) {
-                stream.copyToHost(landing, 0, body.nioBuffer(0, length));
+            try (DeviceStream stream = landing.runtime().newStream(landing.device())) {
+                stream.copyToHost(sinkBuffer, 0, body.nioBuffer(0, length));
                 stream.synchronize();
             }
             success = true;
@@ -203,6 +212,9 @@ public final class VerbsBlocks
             throws IOException
     {
         int length = Math.toIntExact(response.length());
+        if (length == 0) {
+            return new BlockBytes(allocator.buffer(0), 0);
+        }
         ArrowBuf body = allocator.buffer(length);
         boolean success = false;
         try {

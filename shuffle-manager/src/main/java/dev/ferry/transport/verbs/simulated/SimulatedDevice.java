@@ -34,6 +34,8 @@ import static java.util.Objects.requireNonNull;
  * pair, and every READ that arrives on it is answered from the region table alone, with no
  * application handler, so the peer reads across processes exactly what a real one-sided READ
  * could read and nothing else. Thread-safe.
+ * <p>Test hook: {@link SimulatedNicOptions#faults()} may spoil one READ this responder serves
+ * (a flipped byte, a cut-short transfer, a stale rkey, a dead NIC or process); off by default.
  */
 public final class SimulatedDevice
         implements VerbsDevice
@@ -231,6 +233,18 @@ public final class SimulatedDevice
                 if (scratch.length < length) {
                     scratch = new byte[length];
                 }
+                InjectedFault fault = options.faults().next(name, wrId, rkey, address, length);
+                if (fault == InjectedFault.STALE_KEY) {
+                    protectionDomain.revoke(rkey);
+                }
+                else if (fault == InjectedFault.PEER_DIES) {
+                    close();
+                    return;
+                }
+                else if (fault == InjectedFault.PROCESS_DIES) {
+                    // A dead host answers nothing and closes nothing gracefully.
+                    Runtime.getRuntime().halt(137);
+                }
                 CompletionStatus status = protectionDomain.serveRead(address, rkey, length, scratch);
                 if (status != CompletionStatus.SUCCESS) {
                     writeNak(out, wrId, status);
@@ -238,6 +252,14 @@ public final class SimulatedDevice
                 }
                 out.writeByte(FabricWire.READ_DATA);
                 out.writeLong(wrId);
+                if (fault == InjectedFault.CUT_SHORT) {
+                    out.write(scratch, 0, length / 2);
+                    out.flush();
+                    return;
+                }
+                if (fault == InjectedFault.FLIP_BYTE) {
+                    scratch[length / 2] ^= (byte) 0x5A;
+                }
                 out.write(scratch, 0, length);
                 if (in.available() == 0) {
                     out.flush();

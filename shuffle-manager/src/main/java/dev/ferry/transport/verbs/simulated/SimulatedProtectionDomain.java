@@ -109,8 +109,11 @@ final class SimulatedProtectionDomain
     private synchronized void deregister(List<MemoryRegion> regions)
     {
         for (MemoryRegion region : regions) {
-            SimulatedRegion entry = byRkey.remove(region.rkey());
-            byLkey.remove(region.lkey());
+            SimulatedRegion remote = byRkey.remove(region.rkey());
+            SimulatedRegion entry = byLkey.remove(region.lkey());
+            if (entry == null) {
+                entry = remote;
+            }
             if (entry != null && entry.device() != RegistrableMemory.HOST) {
                 bar1Used.merge(entry.device(), -(long) region.length(), Long::sum);
             }
@@ -125,6 +128,15 @@ final class SimulatedProtectionDomain
         }
         while (key == 0 || byLkey.containsKey(key) || byRkey.containsKey(key));
         return key;
+    }
+
+    /**
+     * Test fault: invalidates {@code rkey} for remote access, as if its owner had just deregistered
+     * the region; the owner's own later deregistration still releases it (and its BAR1 share).
+     */
+    synchronized void revoke(int rkey)
+    {
+        byRkey.remove(rkey);
     }
 
     /** What the NIC does with a peer's READ: the status, and on success the bytes copied into {@code target}. */
@@ -160,7 +172,7 @@ final class SimulatedProtectionDomain
 
     int registeredRegions()
     {
-        return byRkey.size();
+        return byLkey.size();
     }
 
     synchronized long bar1Used(int device)

@@ -36,6 +36,7 @@ import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
+import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.local.ShmBlockWriter;
 import dev.ferry.transport.metrics.PeerRouteLog;
@@ -212,6 +213,8 @@ class TestRoutingShuffleTransport
         long fallbacksBefore = DeviceRouteFallbacks.blocks();
         try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "16m")));
                 DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 0, length, 100);
+                // The reading executor's device store pool, which its landing buffers count in.
+                DeviceMemoryPool readerPool = new DeviceMemoryPool(runtime, 0, length, 100);
                 TieredShuffleStore store = new TieredShuffleStore(runtime, 0, pool, 4L * length, new LocalSpillDirectory(shmDirectory.resolve("spill"), 0))) {
             // A one-block pool: the second put spills the first to host memory.
             store.put(stored(spilledRef), ByteBuffer.wrap(pattern(length, 5)));
@@ -240,7 +243,7 @@ class TestRoutingShuffleTransport
             try (TcpBlockServer server = new TcpBlockServer(hostPath, LOOPBACK, 0, 16 << 20, null, serverNic, TcpAuth.none(), devicePath);
                     RoutingShuffleTransport routing = new RoutingShuffleTransport(dgx, place(nodeA, "GPU0"), new RoutePolicy(RoutePolicyConfig.defaults()),
                             new TcpShuffleTransport(10_000, 16 << 20), shmDirectory, new ShmBlockReader(shmDirectory, counters), Optional.of(clientNic), "",
-                            counters, new PeerRouteLog(), Optional.of(runtime))) {
+                            counters, new PeerRouteLog(), Optional.of(new DeviceLanding(runtime, readerPool)))) {
                 PeerAddress peer = peer("7", server.port(), place(nodeB, "GPU0"), true);
                 RouteChoice choice = routing.choose(peer);
                 assertEquals(Route.GPUDIRECT_RDMA, choice.carrier(), choice.reason());
@@ -257,6 +260,8 @@ class TestRoutingShuffleTransport
                 assertEquals(length, counters.bytes(Route.GPUDIRECT_RDMA));
                 assertEquals(length, counters.bytes(Route.RDMA_HOST_STAGED));
                 assertEquals(fallbacksBefore + 1, DeviceRouteFallbacks.blocks());
+                assertEquals(length, readerPool.allocator().peakBytes(), "the GPUDIRECT_RDMA block landed in the reader's pool");
+                assertEquals(0, readerPool.allocatedBytes(), "and the landing buffer went back to it");
             }
             assertEquals(0, store.leasesOf(stored(residentRef)), "the server returned every lease");
             assertEquals(StorageTier.DEVICE, store.tierOf(stored(residentRef)));

@@ -59,7 +59,14 @@ public final class FrameReader
             throw new IOException(type + " frame of " + frameLength + " bytes is shorter than its header");
         }
         byte[] header = new byte[headerLength];
-        in.readFully(header);
+        try {
+            in.readFully(header);
+        }
+        catch (EOFException e) {
+            EOFException named = new EOFException("the stream ended inside a " + type + " frame of " + frameLength + " bytes, before byte offset " + (1 + headerLength));
+            named.initCause(e);
+            throw named;
+        }
         try {
             ByteBuffer buffer = ByteBuffer.wrap(header);
             switch (type) {
@@ -83,6 +90,14 @@ public final class FrameReader
                     return GpuRdmaFetchRequest.decode(buffer);
                 case GPU_RDMA_BLOCK_RESPONSE:
                     return new GpuRdmaBlockResponse(RdmaBlockResponse.decode(buffer));
+                case AUTH_CLIENT_HELLO:
+                    return whole(type, AuthClientHello.decode(buffer), buffer);
+                case AUTH_SERVER_CHALLENGE:
+                    return whole(type, AuthServerChallenge.decode(buffer), buffer);
+                case AUTH_CLIENT_PROOF:
+                    return whole(type, AuthClientProof.decode(buffer), buffer);
+                case AUTH_FAILURE:
+                    return whole(type, AuthFailure.decode(buffer), buffer);
                 case BLOCK_RESPONSE: {
                     BlockResponse response = BlockResponse.decode(buffer);
                     if (response.bodyLength() != frameLength - 1L - headerLength) {
@@ -98,14 +113,23 @@ public final class FrameReader
         throw new IllegalStateException("Unhandled message type " + type);
     }
 
+    /** The auth messages' fields are length-prefixed, not sized by the frame: bytes left over mean a foreign or corrupt peer. */
+    private static Message whole(MessageType type, Message message, ByteBuffer header)
+    {
+        if (header.hasRemaining()) {
+            throw new IllegalArgumentException(header.remaining() + " trailing bytes after " + type);
+        }
+        return message;
+    }
+
     /** Reads the body announced by {@code response} into a new buffer owned by the caller. */
     public ArrowBuf readBody(BlockResponse response, BufferAllocator allocator)
             throws IOException
     {
         long length = response.bodyLength();
         ArrowBuf body = allocator.buffer(Math.max(length, 1));
+        long offset = 0;
         try {
-            long offset = 0;
             while (offset < length) {
                 int part = (int) Math.min(chunk.length, length - offset);
                 in.readFully(chunk, 0, part);
@@ -113,6 +137,13 @@ public final class FrameReader
                 offset += part;
             }
             return body;
+        }
+        catch (EOFException e) {
+            body.close();
+            // readFully may have taken part of the chunk; the block is good up to about this offset.
+            EOFException named = new EOFException("the stream ended inside the block's " + length + " bytes, after byte offset " + offset);
+            named.initCause(e);
+            throw named;
         }
         catch (IOException | RuntimeException e) {
             body.close();

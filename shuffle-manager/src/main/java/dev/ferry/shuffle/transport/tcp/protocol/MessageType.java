@@ -1,6 +1,6 @@
 package dev.ferry.shuffle.transport.tcp.protocol;
 
-/** The byte that follows a frame's length and says which message it is. */
+/** The byte that follows a frame's length and says which message it is; ids are part of the protocol and never reused. */
 public enum MessageType
 {
     FETCH_REQUEST(1),
@@ -13,7 +13,12 @@ public enum MessageType
     IPC_FETCH_REQUEST(8),
     IPC_BLOCK_RESPONSE(9),
     GPU_RDMA_FETCH_REQUEST(10),
-    GPU_RDMA_BLOCK_RESPONSE(11);
+    GPU_RDMA_BLOCK_RESPONSE(11),
+    // The authentication handshake (spark.authenticate) that opens a connection before any of the above.
+    AUTH_CLIENT_HELLO(12),
+    AUTH_SERVER_CHALLENGE(13),
+    AUTH_CLIENT_PROOF(14),
+    AUTH_FAILURE(15);
 
     private final byte id;
 

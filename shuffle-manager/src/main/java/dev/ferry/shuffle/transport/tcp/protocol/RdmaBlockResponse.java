@@ -24,7 +24,7 @@ public record RdmaBlockResponse(long requestId, int index, long length, String n
     {
         requireNonNull(nicHost, "nicHost is null");
         slices = List.copyOf(slices);
-        if (index < 0 || length <= 0 || nicPort <= 0 || nicPort > 65535 || slices.isEmpty() || nicHost.getBytes(StandardCharsets.UTF_8).length > MAX_HOST_BYTES) {
+        if (index < 0 || length < 0 || nicPort <= 0 || nicPort > 65535 || (length == 0) != slices.isEmpty() || nicHost.getBytes(StandardCharsets.UTF_8).length > MAX_HOST_BYTES) {
             throw new IllegalArgumentException("Invalid RDMA block response: index " + index + ", length " + length + ", listener " + nicHost + ":" + nicPort
                     + ", " + slices.size() + " slices");
         }
@@ -86,7 +86,7 @@ public record RdmaBlockResponse(long requestId, int index, long length, String n
         int port = source.getInt();
         int count = source.getInt();
         // The count comes off the wire: check it against the bytes actually there before allocating.
-        if (count <= 0 || (long) count * SLICE_BYTES != source.remaining()) {
+        if (count < 0 || (long) count * SLICE_BYTES != source.remaining()) {
             throw new IllegalArgumentException("RDMA block response claims " + count + " slices in " + source.remaining() + " bytes");
         }
         List<RemoteSlice> slices = new ArrayList<>(count);

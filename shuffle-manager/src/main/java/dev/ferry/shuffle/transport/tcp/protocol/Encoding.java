@@ -1,4 +1,4 @@
-package dev.ferry.transport.protocol;
+package dev.ferry.shuffle.transport.tcp.protocol;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -8,28 +8,28 @@ import java.nio.charset.StandardCharsets;
  * are checked against the bytes left before anything is allocated, so a corrupt count is an
  * error and never a giant allocation.
  */
-public final class Encoding
+final class Encoding
 {
     /** Longest string field (error messages, application ids), in UTF-8 bytes. */
-    public static final int MAX_STRING_BYTES = 64 * 1024;
+    static final int MAX_STRING_BYTES = 64 * 1024;
     /** Longest byte array field (nonces, MACs). */
-    public static final int MAX_BYTES_FIELD = 1024;
+    static final int MAX_BYTES_FIELD = 1024;
 
     private Encoding() {}
 
-    public static int encodedLength(String value)
+    static int encodedLength(String value)
     {
         return 4 + utf8(value).length;
     }
 
-    public static void writeString(ByteBuffer buffer, String value)
+    static void writeString(ByteBuffer buffer, String value)
     {
         byte[] bytes = utf8(value);
         buffer.putInt(bytes.length);
         buffer.put(bytes);
     }
 
-    public static String readString(ByteBuffer buffer)
+    static String readString(ByteBuffer buffer)
     {
         int length = readCount(buffer, 1, "string length");
         if (length > MAX_STRING_BYTES) {
@@ -40,18 +40,18 @@ public final class Encoding
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    public static int encodedLength(byte[] value)
+    static int encodedLength(byte[] value)
     {
         return 4 + value.length;
     }
 
-    public static void writeBytes(ByteBuffer buffer, byte[] value)
+    static void writeBytes(ByteBuffer buffer, byte[] value)
     {
         buffer.putInt(value.length);
         buffer.put(value);
     }
 
-    public static byte[] readBytes(ByteBuffer buffer)
+    static byte[] readBytes(ByteBuffer buffer)
     {
         int length = readCount(buffer, 1, "byte field length");
         if (length > MAX_BYTES_FIELD) {
@@ -63,7 +63,7 @@ public final class Encoding
     }
 
     /** A count of items of at least {@code minItemBytes} each, refused when the buffer cannot hold that many. */
-    public static int readCount(ByteBuffer buffer, int minItemBytes, String what)
+    static int readCount(ByteBuffer buffer, int minItemBytes, String what)
     {
         need(buffer, 4, what);
         int count = buffer.getInt();
@@ -73,7 +73,7 @@ public final class Encoding
         return count;
     }
 
-    public static void need(ByteBuffer buffer, int bytes, String what)
+    static void need(ByteBuffer buffer, int bytes, String what)
     {
         if (buffer.remaining() < bytes) {
             throw new IllegalArgumentException("Truncated message: " + what + " needs " + bytes + " bytes, " + buffer.remaining() + " left");

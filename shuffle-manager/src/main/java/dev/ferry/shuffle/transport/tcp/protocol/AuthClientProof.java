@@ -1,4 +1,4 @@
-package dev.ferry.transport.protocol;
+package dev.ferry.shuffle.transport.tcp.protocol;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;

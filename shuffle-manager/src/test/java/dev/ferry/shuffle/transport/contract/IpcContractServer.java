@@ -1,0 +1,126 @@
+package dev.ferry.shuffle.transport.contract;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.pool.BlockLease;
+import dev.ferry.device.pool.DeviceMemoryPool;
+import dev.ferry.device.pool.LocalSpillDirectory;
+import dev.ferry.device.pool.StoredBlock;
+import dev.ferry.device.pool.TieredShuffleStore;
+import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.BlockSource;
+import dev.ferry.shuffle.transport.DeviceBlockSource;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.tcp.TcpAuth;
+import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
+import dev.ferry.transport.auth.SparkAuthSettings;
+import dev.ferry.transport.local.ShmBlockWriter;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+
+/**
+ * The serving executor of the IPC contract families, in its own JVM (CUDA IPC handles open only
+ * in another process): {@link ContractBlocks} in a simulated GPU's tiered store, served by a
+ * {@link TcpBlockServer} that lends them over IPC. Driven over stdin: {@code STATS} answers
+ * {@code ACCEPTED n}; {@code HANDLE} answers {@code HANDLE <base64>} (the checked block exported);
+ * {@code EXIT} closes everything and answers {@code RELEASED} or {@code LEAK <report>}, then {@code BYE}.
+ * Arguments: the shared-memory directory, and Spark's shared secret or {@code -}.
+ */
+public final class IpcContractServer
+{
+    private IpcContractServer() {}
+
+    public static void main(String[] args)
+            throws Exception
+    {
+        Path shm = Files.createDirectories(Path.of(args[0]));
+        Optional<String> secret = args[1].equals("-") ? Optional.empty() : Optional.of(args[1]);
+        Map<ShuffleBlockRef, byte[]> blocks = ContractBlocks.all(false);
+        BufferAllocator allocator = new RootAllocator();
+        DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(RoutedEndpoints.DEVICE_CONFIG));
+        DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 0, 32L << 20, 100);
+        TieredShuffleStore store = new TieredShuffleStore(runtime, 0, pool, 32L << 20, new LocalSpillDirectory(shm.resolveSibling("spill-" + ProcessHandle.current().pid()), 0));
+        for (Map.Entry<ShuffleBlockRef, byte[]> block : blocks.entrySet()) {
+            store.put(stored(block.getKey()), ByteBuffer.wrap(block.getValue()));
+        }
+        BlockSource source = ref -> {
+            byte[] bytes = blocks.get(ref);
+            if (bytes == null) {
+                return Optional.empty();
+            }
+            ArrowBuf buffer = allocator.buffer(bytes.length);
+            buffer.setBytes(0, bytes);
+            return Optional.of(new BlockBytes(buffer, bytes.length));
+        };
+        DeviceBlockSource device = new DeviceBlockSource()
+        {
+            @Override
+            public DeviceRuntime runtime()
+            {
+                return runtime;
+            }
+
+            @Override
+            public Optional<BlockLease> borrow(ShuffleBlockRef block)
+            {
+                return blocks.containsKey(block) ? store.tryBorrow(stored(block)) : Optional.empty();
+            }
+        };
+        TcpAuth auth = secret.map(value -> new TcpAuth(new SparkAuthSettings(true, "app-contract", Optional.of(value)), Duration.ofSeconds(10))).orElse(TcpAuth.none());
+        ShmBlockWriter writer = new ShmBlockWriter(shm);
+        TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, 16 << 20, writer, null, auth, device);
+        System.out.println("LISTEN " + server.port());
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        BlockLease exported = null;
+        while ((line = in.readLine()) != null) {
+            switch (line) {
+                case "STATS" -> System.out.println("ACCEPTED " + server.acceptedConnections());
+                case "HANDLE" -> {
+                    exported = store.tryBorrow(stored(ContractBlocks.CHECKED)).orElseThrow();
+                    System.out.println("HANDLE " + runtime.exportIpc(exported.buffer()).toBase64());
+                }
+                case "EXIT" -> {
+                    if (exported != null) {
+                        exported.close();
+                    }
+                    server.close();
+                    writer.close();
+                    String report = "";
+                    try {
+                        store.close();
+                        pool.close();
+                        runtime.close();
+                    }
+                    catch (IllegalStateException e) {
+                        report = e.getMessage().replace('\n', ' ');
+                    }
+                    if (allocator.getAllocatedMemory() != 0) {
+                        report += " host allocator holds " + allocator.getAllocatedMemory() + " bytes";
+                    }
+                    System.out.println(report.isEmpty() ? "RELEASED" : "LEAK " + report);
+                    System.out.println("BYE");
+                    return;
+                }
+                default -> System.out.println("UNKNOWN " + line);
+            }
+        }
+    }
+
+    private static StoredBlock stored(ShuffleBlockRef ref)
+    {
+        return new StoredBlock(ref.shuffleId(), ref.mapId(), ref.reduceId(), 0, ref.mapId());
+    }
+}

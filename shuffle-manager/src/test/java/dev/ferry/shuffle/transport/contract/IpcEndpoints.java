@@ -1,0 +1,182 @@
+package dev.ferry.shuffle.transport.contract;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.IpcHandle;
+import dev.ferry.device.pool.DeviceMemoryPool;
+import dev.ferry.shuffle.PeerEndpoints;
+import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.ShuffleTransport;
+import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
+import dev.ferry.shuffle.transport.tcp.TcpAuth;
+import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
+import dev.ferry.topology.file.TopologyFileReader;
+import dev.ferry.topology.model.ClusterTopology;
+import dev.ferry.topology.route.Route;
+import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.topology.route.RoutePolicyConfig;
+import dev.ferry.transport.ChildProcess;
+import dev.ferry.transport.auth.SparkAuthSettings;
+import dev.ferry.transport.local.DeviceBlockReader;
+import dev.ferry.transport.local.DeviceLanding;
+import dev.ferry.transport.local.ShmBlockReader;
+import dev.ferry.transport.metrics.PeerRouteLog;
+import dev.ferry.transport.metrics.RouteCounters;
+import org.apache.spark.storage.BlockManagerId;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Contract endpoints for the same-node device routes (NVLINK, PCIE_P2P) over the simulated
+ * backend's cross-process IPC: the serving executor is a child JVM ({@link IpcContractServer}),
+ * the reader this JVM's routing transport with its own simulated GPU to copy into.
+ */
+final class IpcEndpoints
+        implements ContractEndpoints
+{
+    private final ChildProcess child;
+    private final Path directory;
+    private final String topology;
+    private final ExecutorPlace self;
+    private final DeviceRuntime runtime;
+    private final DeviceMemoryPool landingPool;
+    private final FaultyProxy proxy;
+    private final PeerAddress peer;
+    private final ShuffleTransport reader;
+    private final List<ShuffleTransport> extraReaders = new ArrayList<>();
+    private String childVerdict;
+    private boolean closed;
+
+    IpcEndpoints(String topology, ExecutorPlace self, ExecutorPlace peerPlace, Optional<String> secret, ContractFault fault, Path directory)
+            throws Exception
+    {
+        this.directory = directory;
+        this.topology = topology;
+        this.self = self;
+        Files.createDirectories(directory.resolve("shm"));
+        child = ChildProcess.start(IpcContractServer.class, directory.resolve("shm").toString(), secret.orElse("-"));
+        int port = Integer.parseInt(child.expect("LISTEN"));
+        runtime = DeviceRuntime.create(new MapConfigSource(RoutedEndpoints.DEVICE_CONFIG));
+        landingPool = new DeviceMemoryPool(runtime, 0, 32L << 20, 100);
+        // Byte 6 of the answer lies inside the first handle response frame.
+        proxy = fault == ContractFault.NONE ? null : new FaultyProxy(port, fault, 6);
+        BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply("ipc-peer", "localhost", 7000, scala.Option.empty()),
+                proxy == null ? port : proxy.port(), Optional.of(peerPlace), true);
+        peer = PeerEndpoints.tcpPeer(location).orElseThrow();
+        reader = newReader(secret);
+    }
+
+    private ShuffleTransport newReader(Optional<String> secret)
+    {
+        TcpAuth auth = secret.map(value -> new TcpAuth(new SparkAuthSettings(true, "app-contract", Optional.of(value)), java.time.Duration.ofSeconds(10)))
+                .orElse(TcpAuth.none());
+        ClusterTopology cluster = TopologyFileReader.load(Path.of("..", "examples", "topologies", topology + ".json"));
+        Path shm = directory.resolve("shm");
+        RouteCounters counters = new RouteCounters();
+        return new RoutingShuffleTransport(cluster, self, new RoutePolicy(RoutePolicyConfig.defaults()), new TcpShuffleTransport(20_000, 16 << 20, auth), shm,
+                new ShmBlockReader(shm, counters), Optional.empty(), "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.of(new DeviceLanding(runtime, landingPool)));
+    }
+
+    @Override
+    public PeerAddress peer()
+    {
+        return peer;
+    }
+
+    @Override
+    public ShuffleTransport reader()
+    {
+        return reader;
+    }
+
+    @Override
+    public ShuffleTransport reader(Optional<String> secret)
+    {
+        ShuffleTransport extra = newReader(secret);
+        extraReaders.add(extra);
+        return extra;
+    }
+
+    @Override
+    public int connectionsAccepted()
+            throws IOException
+    {
+        try {
+            child.send("STATS");
+            return Integer.parseInt(child.expect("ACCEPTED"));
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    /** An IPC-copied block into a host buffer one byte too small: the device block reader refuses before copying. */
+    @Override
+    public Exception readOutOfBounds()
+            throws Exception
+    {
+        child.send("HANDLE");
+        IpcHandle handle = IpcHandle.fromBase64(child.expect("HANDLE"));
+        try {
+            new DeviceBlockReader(runtime, new RouteCounters(), 4096).readToHost(handle, ByteBuffer.allocateDirect(Math.toIntExact(handle.length()) - 1), Route.NVLINK);
+            return null;
+        }
+        catch (RuntimeException e) {
+            return e;
+        }
+    }
+
+    @Override
+    public synchronized void close()
+    {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        reader.close();
+        extraReaders.forEach(ShuffleTransport::close);
+        if (proxy != null) {
+            proxy.close();
+        }
+        try {
+            child.send("EXIT");
+            childVerdict = child.nextLine();
+            child.expect("BYE");
+        }
+        catch (IOException | InterruptedException e) {
+            childVerdict = "no answer: " + e;
+        }
+        finally {
+            try {
+                child.close();
+            }
+            catch (IOException e) {
+                childVerdict = childVerdict + "; closing the child failed: " + e;
+            }
+        }
+        // Both throw with the device allocator's leak report if a landing buffer was not released.
+        landingPool.close();
+        runtime.close();
+    }
+
+    @Override
+    public void assertReleased()
+            throws IOException
+    {
+        assertEquals("RELEASED", childVerdict, "the serving executor released every lease, device buffer and host buffer");
+        try (Stream<Path> files = Files.list(directory.resolve("shm"))) {
+            assertEquals(List.of(), files.toList(), "every published shared-memory block was released");
+        }
+    }
+}

@@ -1,0 +1,336 @@
+package dev.ferry.shuffle.transport.contract;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.pool.BlockLease;
+import dev.ferry.device.pool.DeviceMemoryPool;
+import dev.ferry.device.pool.LocalSpillDirectory;
+import dev.ferry.device.pool.StoredBlock;
+import dev.ferry.device.pool.TieredShuffleStore;
+import dev.ferry.shuffle.PeerEndpoints;
+import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.BlockSource;
+import dev.ferry.shuffle.transport.DeviceBlockSource;
+import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.ShuffleTransport;
+import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
+import dev.ferry.shuffle.transport.tcp.TcpAuth;
+import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
+import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
+import dev.ferry.shuffle.transport.tcp.protocol.FrameReader;
+import dev.ferry.topology.file.TopologyFileReader;
+import dev.ferry.topology.model.ClusterTopology;
+import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.topology.route.RoutePolicyConfig;
+import dev.ferry.transport.auth.SparkAuthSettings;
+import dev.ferry.transport.local.DeviceLanding;
+import dev.ferry.transport.local.ShmBlockHandle;
+import dev.ferry.transport.local.ShmBlockReader;
+import dev.ferry.transport.local.ShmBlockWriter;
+import dev.ferry.transport.metrics.PeerRouteLog;
+import dev.ferry.transport.metrics.RouteCounters;
+import dev.ferry.transport.verbs.Access;
+import dev.ferry.transport.verbs.ReadTarget;
+import dev.ferry.transport.verbs.RegistrableMemory;
+import dev.ferry.transport.verbs.Registration;
+import dev.ferry.transport.verbs.RemoteReader;
+import dev.ferry.transport.verbs.RemoteSlice;
+import dev.ferry.transport.verbs.VerbsConnection;
+import dev.ferry.transport.verbs.VerbsDevice;
+import dev.ferry.transport.verbs.VerbsProvider;
+import dev.ferry.transport.verbs.VerbsSettings;
+import dev.ferry.transport.verbs.simulated.SimulatedDevice;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.storage.BlockManagerId;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * Contract endpoints in one JVM over the real transport classes the shuffle uses: a
+ * {@link TcpBlockServer} serving {@link ContractBlocks} from host memory or from a simulated GPU's
+ * {@link TieredShuffleStore}, and a reader that is either the plain {@link TcpShuffleTransport} or a
+ * {@link RoutingShuffleTransport} placed in a topology so that its route to the peer is the family's.
+ */
+final class RoutedEndpoints
+        implements ContractEndpoints
+{
+    static final VerbsSettings VERBS = new VerbsSettings(64, 8, 256, 1 << 20, Duration.ofSeconds(10));
+    static final Map<String, String> DEVICE_CONFIG = Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "96m");
+    private static final int TIMEOUT_MILLIS = 20_000;
+
+    /**
+     * How to wire one family. {@code topology} null: the plain stream transport; else the routing
+     * transport at {@code self}, the peer at {@code peer}. {@code nics}: verbs devices for server and
+     * reader (null: no RDMA). {@code deviceBlocks}: blocks in a simulated GPU. {@code proxyFault}: a
+     * {@link FaultyProxy} between reader and server at byte {@code proxyTriggerAt}.
+     */
+    record Wiring(String topology, ExecutorPlace self, ExecutorPlace peer, boolean deviceBlocks, NicFactory nics, ContractFault proxyFault, long proxyTriggerAt)
+    {
+    }
+
+    /** Opens a verbs device on each call (the server's first). */
+    @FunctionalInterface
+    interface NicFactory
+    {
+        VerbsDevice open(String name)
+                throws Exception;
+    }
+
+    private final Wiring wiring;
+    private final Optional<String> secret;
+    private final Path directory;
+    private final BufferAllocator serverAllocator = new RootAllocator();
+    private final ShmBlockWriter shmWriter;
+    private final DeviceRuntime runtime;
+    private final DeviceMemoryPool pool;
+    /** The reading executor's pool, where device routes land blocks (another executor's than the store's). */
+    private final DeviceMemoryPool landingPool;
+    private final TieredShuffleStore store;
+    private final VerbsDevice serverNicDevice;
+    private final VerbsBlocks serverNic;
+    private final TcpBlockServer server;
+    private final FaultyProxy proxy;
+    private final PeerAddress peer;
+    private final ShuffleTransport reader;
+    private final List<ShuffleTransport> extraReaders = new ArrayList<>();
+    private boolean closed;
+    private boolean released;
+
+    RoutedEndpoints(Wiring wiring, Optional<String> secret, Path directory)
+            throws Exception
+    {
+        this.wiring = wiring;
+        this.secret = secret;
+        this.directory = directory;
+        Files.createDirectories(directory.resolve("shm"));
+        Map<ShuffleBlockRef, byte[]> blocks = ContractBlocks.all(!wiring.deviceBlocks());
+        this.shmWriter = new ShmBlockWriter(directory.resolve("shm"));
+        if (wiring.deviceBlocks()) {
+            runtime = DeviceRuntime.create(new MapConfigSource(DEVICE_CONFIG));
+            pool = new DeviceMemoryPool(runtime, 0, 32L << 20, 100);
+            landingPool = new DeviceMemoryPool(runtime, 0, 32L << 20, 100);
+            store = new TieredShuffleStore(runtime, 0, pool, 32L << 20, new LocalSpillDirectory(directory.resolve("spill"), 0));
+            for (Map.Entry<ShuffleBlockRef, byte[]> block : blocks.entrySet()) {
+                store.put(stored(block.getKey()), ByteBuffer.wrap(block.getValue()));
+            }
+        }
+        else {
+            runtime = null;
+            pool = null;
+            landingPool = null;
+            store = null;
+        }
+        BlockSource source = ref -> {
+            byte[] bytes = blocks.get(ref);
+            if (bytes == null) {
+                return Optional.empty();
+            }
+            ArrowBuf buffer = serverAllocator.buffer(Math.max(bytes.length, 1));
+            buffer.setBytes(0, bytes);
+            return Optional.of(new BlockBytes(buffer, bytes.length));
+        };
+        DeviceBlockSource devicePath = store == null ? null : new DeviceBlockSource()
+        {
+            @Override
+            public DeviceRuntime runtime()
+            {
+                return runtime;
+            }
+
+            @Override
+            public Optional<BlockLease> borrow(ShuffleBlockRef block)
+            {
+                return blocks.containsKey(block) ? store.tryBorrow(stored(block)) : Optional.empty();
+            }
+        };
+        serverNicDevice = wiring.nics() == null ? null : wiring.nics().open("contract_server");
+        serverNic = serverNicDevice == null ? null : new VerbsBlocks(serverNicDevice, VERBS, 256 << 10, Duration.ofSeconds(20));
+        server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, 16 << 20, shmWriter, serverNic, auth(secret), devicePath);
+        proxy = wiring.proxyFault() == ContractFault.NONE ? null : new FaultyProxy(server.port(), wiring.proxyFault(), wiring.proxyTriggerAt());
+        int port = proxy == null ? server.port() : proxy.port();
+        BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply("peer-1", "localhost", 7000, scala.Option.empty()), port,
+                Optional.ofNullable(wiring.peer()), wiring.deviceBlocks());
+        peer = PeerEndpoints.tcpPeer(location).orElseThrow();
+        reader = newReader(secret, "contract_reader");
+    }
+
+    private static StoredBlock stored(ShuffleBlockRef ref)
+    {
+        return new StoredBlock(ref.shuffleId(), ref.mapId(), ref.reduceId(), 0, ref.mapId());
+    }
+
+    private static TcpAuth auth(Optional<String> secret)
+    {
+        return secret.map(value -> new TcpAuth(new SparkAuthSettings(true, "app-contract", Optional.of(value)), Duration.ofSeconds(10))).orElse(TcpAuth.none());
+    }
+
+    private ShuffleTransport newReader(Optional<String> readerSecret, String nicName)
+            throws Exception
+    {
+        TcpShuffleTransport stream = new TcpShuffleTransport(TIMEOUT_MILLIS, 16 << 20, auth(readerSecret));
+        if (wiring.topology() == null) {
+            return stream;
+        }
+        ClusterTopology cluster = TopologyFileReader.load(Path.of("..", "examples", "topologies", wiring.topology() + ".json"));
+        Optional<VerbsBlocks> nic = wiring.nics() == null ? Optional.empty()
+                : Optional.of(new VerbsBlocks(wiring.nics().open(nicName), VERBS, 256 << 10, Duration.ofSeconds(20)));
+        Path shm = directory.resolve("shm");
+        RouteCounters counters = new RouteCounters();
+        return new RoutingShuffleTransport(cluster, wiring.self(), new RoutePolicy(RoutePolicyConfig.defaults()), stream, shm, new ShmBlockReader(shm, counters), nic,
+                "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.ofNullable(runtime).map(device -> new DeviceLanding(device, landingPool)));
+    }
+
+    @Override
+    public PeerAddress peer()
+    {
+        return peer;
+    }
+
+    @Override
+    public ShuffleTransport reader()
+    {
+        return reader;
+    }
+
+    @Override
+    public ShuffleTransport reader(Optional<String> readerSecret)
+            throws Exception
+    {
+        ShuffleTransport extra = newReader(readerSecret, "contract_reader_" + extraReaders.size());
+        extraReaders.add(extra);
+        return extra;
+    }
+
+    @Override
+    public int connectionsAccepted()
+    {
+        return server.acceptedConnections();
+    }
+
+    @Override
+    public Exception readOutOfBounds()
+            throws Exception
+    {
+        if (serverNicDevice != null) {
+            return readBeyondRegion();
+        }
+        if (wiring.topology() != null) {
+            return readBeyondSharedMemory();
+        }
+        // The stream's framing: a frame longer than the limit is refused before anything is allocated.
+        ByteBuffer frame = ByteBuffer.allocate(16).putInt((16 << 20) + 1).put((byte) 1).flip();
+        try {
+            new FrameReader(new java.io.ByteArrayInputStream(frame.array()), 16 << 20).read();
+            return null;
+        }
+        catch (IOException e) {
+            return e;
+        }
+    }
+
+    /** A READ one byte past a registered region of the serving NIC: the NIC refuses it (REM_ACCESS_ERR). */
+    private Exception readBeyondRegion()
+            throws Exception
+    {
+        ByteBuffer served = ByteBuffer.allocateDirect(4096);
+        Registration region = serverNicDevice.protectionDomain().register(RegistrableMemory.host(served), Access.remoteReadable());
+        try (VerbsDevice readerNic = wiring.nics().open("contract_bounds")) {
+            ByteBuffer landing = ByteBuffer.allocateDirect(4096);
+            Registration sink = readerNic.protectionDomain().register(RegistrableMemory.host(landing), Access.readSink());
+            try (VerbsConnection connection = readerNic.connect(serverNicDevice.listenAddress(), Duration.ofSeconds(10))) {
+                RemoteSlice slice = region.remoteSlices(0, 4096).get(0);
+                RemoteSlice beyond = new RemoteSlice(0, slice.address() + 1, slice.length(), slice.rkey());
+                new RemoteReader(connection, VERBS, 4096).read(List.of(new ReadTarget(beyond, 0)), sink, Duration.ofSeconds(10));
+                return null;
+            }
+            catch (Exception e) {
+                return e;
+            }
+            finally {
+                sink.deregister();
+            }
+        }
+        finally {
+            region.deregister();
+        }
+    }
+
+    /** A shared-memory handle one byte longer than the published file: the reader refuses it. */
+    private Exception readBeyondSharedMemory()
+    {
+        ByteBuffer block = ByteBuffer.allocateDirect(1000);
+        ShmBlockHandle handle = shmWriter.publish(block);
+        try {
+            ShmBlockHandle longer = new ShmBlockHandle(handle.fileName(), handle.offset(), handle.length() + 1);
+            new ShmBlockReader(directory.resolve("shm"), new RouteCounters()).read(longer, ByteBuffer.allocate(1001));
+            return null;
+        }
+        catch (RuntimeException e) {
+            return e;
+        }
+        finally {
+            shmWriter.release(handle);
+        }
+    }
+
+    @Override
+    public synchronized void close()
+    {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        reader.close();
+        extraReaders.forEach(ShuffleTransport::close);
+        if (proxy != null) {
+            proxy.close();
+        }
+        server.close();
+        if (serverNic != null) {
+            if (serverNicDevice instanceof SimulatedDevice simulated) {
+                assertEquals(0, simulated.registeredRegions(), "the server deregistered every block it exported");
+            }
+            serverNic.close();
+        }
+        shmWriter.close();
+        if (store != null) {
+            store.close();
+            pool.close();
+            landingPool.close();
+            // Throws with the device allocator's leak report if any device buffer is still open.
+            runtime.close();
+        }
+    }
+
+    @Override
+    public void assertReleased()
+            throws IOException
+    {
+        if (released) {
+            return;
+        }
+        released = true;
+        assertEquals(0, serverAllocator.getAllocatedMemory(), "the server released every block it opened");
+        serverAllocator.close();
+        try (Stream<Path> files = Files.list(directory.resolve("shm"))) {
+            assertEquals(List.of(), files.toList(), "every published shared-memory block was released");
+        }
+    }
+}

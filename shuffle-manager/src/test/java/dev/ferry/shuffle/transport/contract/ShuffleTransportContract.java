@@ -1,0 +1,319 @@
+package dev.ferry.shuffle.transport.contract;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.ferry.shuffle.format.CorruptBlockException;
+import dev.ferry.shuffle.transport.BlockFetchException;
+import dev.ferry.shuffle.transport.FetchedBlocks;
+import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.ShuffleTransport;
+import dev.ferry.topology.route.Route;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * What every shuffle transport promises, whatever route carries the bytes. One concrete subclass
+ * per transport family starts a serving peer and a reader over its route ({@link #start});
+ * real-hardware families skip with their probe's reason ({@link #assumeAvailable}).
+ *
+ * <ul>
+ * <li>blocks of every size (empty, one byte, multi-chunk) arrive intact, in request order, named by the route;</li>
+ * <li>reads are bounds-checked by the data path itself;</li>
+ * <li>an unknown block is an {@link IOException} naming the peer and the block;</li>
+ * <li>with authentication on, the right secret is served and a wrong or missing one refused;</li>
+ * <li>concurrent fetches all succeed; sequential fetches reuse one connection;</li>
+ * <li>closing releases every buffer, registration, shared-memory file and device buffer;</li>
+ * <li>faults (peer death, a transfer cut short, a stale region key, a flipped byte) end in an
+ *     exception naming the peer and block, or, for a flipped byte the wire did not catch, in bytes
+ *     the reader's block checksum refuses: never a wrong block accepted, never a hang.</li>
+ * </ul>
+ */
+public abstract class ShuffleTransportContract
+{
+    /** A fresh directory per test for the endpoints' shared-memory files and spills. */
+    @TempDir
+    protected Path contractDirectory;
+
+    private BufferAllocator allocator;
+    private final List<ContractEndpoints> started = new ArrayList<>();
+
+    /** A fresh directory for one endpoint pair of this test. */
+    protected Path endpointDirectory()
+    {
+        return contractDirectory.resolve("endpoints-" + started.size() + "-" + System.nanoTime());
+    }
+
+    /** The route this family's fetches report. */
+    protected abstract Route route();
+
+    /** Starts a serving peer with {@link ContractBlocks#all} and a reader; {@code secret}: Spark's shared secret, empty with authentication off. */
+    protected abstract ContractEndpoints start(Optional<String> secret, ContractFault fault)
+            throws Exception;
+
+    /** The faults this family can inject; the others are skipped with a reason. */
+    protected abstract Set<ContractFault> injectableFaults();
+
+    /** Skips the whole suite (JUnit assumption) where the family's hardware or library is absent, with the probe's reason. */
+    protected void assumeAvailable()
+    {
+    }
+
+    /** Whether the family serves empty blocks (device stores hold no empty buffers). */
+    protected boolean servesEmptyBlocks()
+    {
+        return true;
+    }
+
+    @BeforeEach
+    final void setUpContract()
+    {
+        assumeAvailable();
+        allocator = new RootAllocator();
+    }
+
+    @AfterEach
+    final void tearDownContract()
+            throws Exception
+    {
+        for (ContractEndpoints endpoints : started) {
+            endpoints.close();
+        }
+        for (ContractEndpoints endpoints : started) {
+            endpoints.assertReleased();
+        }
+        if (allocator != null) {
+            assertEquals(0, allocator.getAllocatedMemory(), "the reader released every fetched block");
+            allocator.close();
+        }
+    }
+
+    private ContractEndpoints endpoints(Optional<String> secret, ContractFault fault)
+            throws Exception
+    {
+        ContractEndpoints endpoints = start(secret, fault);
+        started.add(endpoints);
+        return endpoints;
+    }
+
+    private static byte[] bytes(FetchedBlocks fetched, int index)
+    {
+        byte[] copy = new byte[Math.toIntExact(fetched.blocks().get(index).length())];
+        fetched.blocks().get(index).buffer().getBytes(0, copy);
+        return copy;
+    }
+
+    private void assertServesAll(ShuffleTransport reader, ContractEndpoints endpoints)
+            throws IOException
+    {
+        Map<ShuffleBlockRef, byte[]> expected = ContractBlocks.all(servesEmptyBlocks());
+        List<ShuffleBlockRef> refs = new ArrayList<>(expected.keySet());
+        try (FetchedBlocks fetched = reader.fetch(endpoints.peer(), refs, allocator)) {
+            assertEquals(refs.size(), fetched.blocks().size());
+            for (int i = 0; i < refs.size(); i++) {
+                assertEquals(route().name(), fetched.routeOf(i), refs.get(i).toString());
+                assertArrayEquals(expected.get(refs.get(i)), bytes(fetched, i), refs.get(i) + " over " + route());
+            }
+        }
+    }
+
+    @Test
+    void blocksOfEverySizeArriveIntactInRequestOrder()
+            throws Exception
+    {
+        ContractEndpoints endpoints = endpoints(Optional.empty(), ContractFault.NONE);
+        assertServesAll(endpoints.reader(), endpoints);
+        // The same blocks again, reversed and one alone: order follows the request, not the server.
+        List<ShuffleBlockRef> reversed = new ArrayList<>(ContractBlocks.refs(servesEmptyBlocks()));
+        java.util.Collections.reverse(reversed);
+        Map<ShuffleBlockRef, byte[]> expected = ContractBlocks.all(servesEmptyBlocks());
+        try (FetchedBlocks fetched = endpoints.reader().fetch(endpoints.peer(), reversed, allocator)) {
+            for (int i = 0; i < reversed.size(); i++) {
+                assertArrayEquals(expected.get(reversed.get(i)), bytes(fetched, i), reversed.get(i).toString());
+            }
+        }
+        try (FetchedBlocks fetched = endpoints.reader().fetch(endpoints.peer(), List.of(ContractBlocks.MULTI_CHUNK), allocator)) {
+            assertEquals(ContractBlocks.MULTI_CHUNK_BYTES, fetched.blocks().get(0).length());
+        }
+    }
+
+    @Test
+    void readsAreBoundsChecked()
+            throws Exception
+    {
+        ContractEndpoints endpoints = endpoints(Optional.empty(), ContractFault.NONE);
+        Exception refused = endpoints.readOutOfBounds();
+        assertNotNull(refused, "a read past the end of a served block must be refused by the " + route() + " data path");
+        assertServesAll(endpoints.reader(), endpoints);
+    }
+
+    @Test
+    void unknownBlockFailsNamingPeerAndBlock()
+            throws Exception
+    {
+        ContractEndpoints endpoints = endpoints(Optional.empty(), ContractFault.NONE);
+        IOException missing = assertThrows(IOException.class,
+                () -> endpoints.reader().fetch(endpoints.peer(), List.of(ContractBlocks.SMALL, ContractBlocks.MISSING), allocator));
+        assertTrue(missing.getMessage().contains(ContractBlocks.MISSING.toString()), missing.getMessage());
+        assertTrue(missing.getMessage().contains(endpoints.peer().toString()), missing.getMessage());
+        assertEquals(Optional.of(ContractBlocks.MISSING), BlockFetchException.blockOf(missing), "the failure is attributed to the block that failed, not the request's first");
+        // The failure released what had arrived and did not poison the transport.
+        assertServesAll(endpoints.reader(), endpoints);
+    }
+
+    @Test
+    void authenticationIsRequiredWhenOn()
+            throws Exception
+    {
+        ContractEndpoints endpoints = endpoints(Optional.of("contract-secret"), ContractFault.NONE);
+        assertServesAll(endpoints.reader(), endpoints);
+        try (ShuffleTransport wrong = endpoints.reader(Optional.of("not-the-secret"))) {
+            IOException refused = assertThrows(IOException.class, () -> wrong.fetch(endpoints.peer(), List.of(ContractBlocks.SMALL), allocator));
+            assertTrue(refused.getMessage().contains(endpoints.peer().toString()), refused.getMessage());
+        }
+        try (ShuffleTransport none = endpoints.reader(Optional.empty())) {
+            assertThrows(IOException.class, () -> none.fetch(endpoints.peer(), List.of(ContractBlocks.SMALL), allocator));
+        }
+        assertServesAll(endpoints.reader(), endpoints);
+    }
+
+    @Test
+    void concurrentFetchesAllSucceed()
+            throws Exception
+    {
+        ContractEndpoints endpoints = endpoints(Optional.empty(), ContractFault.NONE);
+        ExecutorService threads = Executors.newFixedThreadPool(6);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                futures.add(threads.submit(() -> {
+                    assertServesAll(endpoints.reader(), endpoints);
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(120, TimeUnit.SECONDS);
+            }
+        }
+        finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void sequentialFetchesReuseOneConnection()
+            throws Exception
+    {
+        ContractEndpoints endpoints = endpoints(Optional.empty(), ContractFault.NONE);
+        for (int i = 0; i < 4; i++) {
+            assertServesAll(endpoints.reader(), endpoints);
+        }
+        assertEquals(1, endpoints.connectionsAccepted(), "four fetches in a row went over one pooled connection");
+    }
+
+    @Test
+    void closeReleasesEverything()
+            throws Exception
+    {
+        ContractEndpoints endpoints = endpoints(Optional.empty(), ContractFault.NONE);
+        assertServesAll(endpoints.reader(), endpoints);
+        endpoints.close();
+        endpoints.assertReleased();
+        IOException closed = assertThrows(IOException.class, () -> endpoints.reader().fetch(endpoints.peer(), List.of(ContractBlocks.SMALL), allocator));
+        assertNotNull(closed.getMessage());
+    }
+
+    private void assumeInjectable(ContractFault fault)
+    {
+        assumeTrue(injectableFaults().contains(fault), route() + " cannot have " + fault + " injected (see the subclass)");
+    }
+
+    /**
+     * A fault on a two-block fetch: an IOException naming the peer and attributed to the block it hit
+     * (named in the message too), so Spark's FetchFailedException gets that block's map id.
+     */
+    private IOException assertFailsNamingPeerAndBlock(ContractFault fault)
+            throws Exception
+    {
+        assumeInjectable(fault);
+        ContractEndpoints endpoints = endpoints(Optional.empty(), fault);
+        List<ShuffleBlockRef> request = List.of(ContractBlocks.SMALL, ContractBlocks.CHECKED);
+        IOException failure = assertThrows(IOException.class, () -> endpoints.reader().fetch(endpoints.peer(), request, allocator), fault + " must fail the fetch");
+        assertTrue(failure.getMessage().contains(endpoints.peer().toString()), failure.getMessage());
+        Optional<ShuffleBlockRef> failed = BlockFetchException.blockOf(failure);
+        assertTrue(failed.isPresent() && request.contains(failed.get()), "the failure names no block of the request: " + failure);
+        assertTrue(failure.getMessage().contains(failed.get().toString()), failure.getMessage());
+        return failure;
+    }
+
+    @Test
+    void peerDyingMidTransferFailsTheFetch()
+            throws Exception
+    {
+        assertFailsNamingPeerAndBlock(ContractFault.PEER_DIES);
+    }
+
+    @Test
+    void transferCutShortFailsTheFetchNamingTheOffset()
+            throws Exception
+    {
+        IOException failure = assertFailsNamingPeerAndBlock(ContractFault.CUT_SHORT);
+        assertTrue(failure.getMessage().contains("offset") || failure.getMessage().contains("cut short"), failure.getMessage());
+    }
+
+    @Test
+    void staleRegionKeyFailsTheFetchNamingTheOffset()
+            throws Exception
+    {
+        IOException failure = assertFailsNamingPeerAndBlock(ContractFault.STALE_KEY);
+        assertTrue(failure.getMessage().contains("REM_ACCESS_ERR") && failure.getMessage().contains("offset"), failure.getMessage());
+    }
+
+    @Test
+    void flippedByteIsNeverAcceptedAsTheBlock()
+            throws Exception
+    {
+        assumeInjectable(ContractFault.FLIP_BYTE);
+        ContractEndpoints endpoints = endpoints(Optional.empty(), ContractFault.FLIP_BYTE);
+        byte[] original = ContractBlocks.all(false).get(ContractBlocks.CHECKED);
+        byte[] received;
+        // No Ferry transport checksums blocks on the wire (the block carries its own checksum, which
+        // the reader verifies before decoding): the spoiled bytes must arrive, and be refused there.
+        try (FetchedBlocks fetched = endpoints.reader().fetch(endpoints.peer(), List.of(ContractBlocks.CHECKED), allocator)) {
+            received = bytes(fetched, 0);
+        }
+        assertEquals(original.length, received.length);
+        assertTrue(!java.util.Arrays.equals(original, received), "the fault hook flipped a byte of this fetch");
+        // One-sided READs carry no end-to-end checksum: the reader's block checksum must refuse it
+        // (which the shuffle reader turns into a FetchFailedException, so the map stage reruns).
+        try {
+            ContractBlocks.verify(received);
+            fail("a block with a flipped byte passed the reader's checksum");
+        }
+        catch (CorruptBlockException expected) {
+            assertNotNull(expected.getMessage());
+        }
+        ContractBlocks.verify(original);
+    }
+}

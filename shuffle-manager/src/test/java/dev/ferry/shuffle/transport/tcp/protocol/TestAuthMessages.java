@@ -1,0 +1,97 @@
+package dev.ferry.shuffle.transport.tcp.protocol;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The authentication handshake's messages are frames of the one shuffle protocol: round trips, fixed bytes, unique ids. */
+class TestAuthMessages
+{
+    private static final long MAX_FRAME = 1 << 20;
+
+    @Test
+    void authMessagesRoundTripBetweenShuffleFrames()
+            throws IOException
+    {
+        List<Message> messages = List.of(
+                new AuthClientHello("app-7", new byte[] {1, 2, 3}),
+                new FetchFailure(1, 0, "between handshake frames"),
+                new AuthServerChallenge(new byte[] {4, 5}, new byte[] {6}),
+                new AuthClientProof(new byte[] {7, 8, 9}),
+                new AuthFailure("authentication failed: ünïcode"));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        FrameWriter writer = new FrameWriter(bytes);
+        for (Message message : messages) {
+            writer.write(message);
+        }
+        writer.flush();
+        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME);
+        for (Message message : messages) {
+            assertEquals(message, reader.read());
+        }
+        assertNull(reader.read());
+    }
+
+    @Test
+    void helloHasAFixedWireForm()
+            throws IOException
+    {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        new FrameWriter(bytes).write(new AuthClientHello("ab", new byte[] {(byte) 0xff}));
+        // frame length 1 + (4 + 2) + (4 + 1), type 12, appId "ab", nonce ff
+        assertArrayEquals(new byte[] {0, 0, 0, 12, 12, 0, 0, 0, 2, 'a', 'b', 0, 0, 0, 1, (byte) 0xff}, bytes.toByteArray());
+    }
+
+    @Test
+    void everyMessageTypeHasItsOwnId()
+    {
+        Set<Byte> ids = new HashSet<>();
+        for (MessageType type : MessageType.values()) {
+            assertTrue(ids.add(type.id()), "duplicate id " + type.id() + " of " + type);
+            assertEquals(type, MessageType.fromId(type.id()));
+        }
+        assertEquals(12, MessageType.AUTH_CLIENT_HELLO.id());
+        assertEquals(15, MessageType.AUTH_FAILURE.id());
+    }
+
+    @Test
+    void malformedAuthFramesAreRejected()
+            throws IOException
+    {
+        // A nonce longer than any the handshake sends, and bytes after a complete message.
+        byte[] hugeNonce = ByteBuffer.allocate(4 + 1 + 4).putInt(1).put((byte) 'a').putInt(1_000_000).array();
+        assertMalformed(frame(12, hugeNonce), "Malformed AUTH_CLIENT_HELLO");
+        byte[] trailing = ByteBuffer.allocate(4 + 1 + 2).putInt(1).put((byte) 9).put(new byte[2]).array();
+        assertMalformed(frame(14, trailing), "trailing bytes");
+    }
+
+    private static void assertMalformed(byte[] frame, String expected)
+    {
+        IOException failure = assertThrows(IOException.class, () -> new FrameReader(new ByteArrayInputStream(frame), MAX_FRAME).read());
+        assertTrue(failure.getMessage().contains(expected), failure.getMessage());
+    }
+
+    private static byte[] frame(int type, byte[] body)
+            throws IOException
+    {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
+        out.writeInt(1 + body.length);
+        out.writeByte(type);
+        out.write(body);
+        return bytes.toByteArray();
+    }
+}
