@@ -23,9 +23,8 @@ final class DemoArguments
             "  --dir DIR        data cache and report (default " + DEFAULT_DIRECTORY + " in the repository; the data is",
             "                   generated once per size and reused by later runs)",
             "",
-            "The default size is the largest that runs in about five minutes (build included) on an idle 2-core,",
-            "24 GB machine with four executor JVMs; --size 300m (the few hundred MB the demo was specified with)",
-            "shows the same with bigger shuffles and takes 10-15 minutes there.",
+            "The default (200 MB of Parquet) runs in about six minutes on an idle 2-core, 24 GB machine with four",
+            "executor JVMs, data generation included (later runs reuse the data); --size 50m takes about two.",
             "");
 
     private final String master;

@@ -143,8 +143,8 @@ public final class DemoCommand
         }
         out.println("  " + FileSizes.megabytes(tableBytes.values().stream().mapToLong(Long::longValue).sum()) + " of Parquet"
                 + (arguments.size().label().equals(DemoSize.parse(DemoSize.DEFAULT).label())
-                        ? " (the default size, the largest that finishes in about five minutes on an idle 2-core machine; --size 300m for the"
-                        + " few hundred MB this demo was specified with, 10-15 minutes there)" : ""));
+                        ? " (the default size: about six minutes on an idle 2-core machine; --size 50m for a quick look, --size 1g for bigger"
+                        + " shuffles)" : ""));
 
         QueryRunner runner = new QueryRunner(spark, data, routeBytes);
         // Both code paths once on a tiny query, so the first timed query does not pay alone for class loading in four JVMs.

