@@ -40,6 +40,18 @@ public final class ArrowDeviceArrayView
         return MemoryUtil.getLong(deviceArray + DEVICE_ID);
     }
 
+    /** The specification's test for a released array: its {@code release} callback is NULL. */
+    public boolean released()
+    {
+        return ReleaseCallbacks.isReleased(deviceArray);
+    }
+
+    /** Done with the array: calls its {@code release} callback (a no-op when already released). */
+    public void release()
+    {
+        ReleaseCallbacks.release(deviceArray);
+    }
+
     public Array array()
     {
         return new Array(deviceArray, hostReadable());
@@ -61,6 +73,12 @@ public final class ArrowDeviceArrayView
         {
             this.address = address;
             this.hostReadable = hostReadable;
+        }
+
+        /** Whether this struct's {@code release} callback is NULL (released). */
+        public boolean released()
+        {
+            return ReleaseCallbacks.isReleased(address);
         }
 
         public long length()

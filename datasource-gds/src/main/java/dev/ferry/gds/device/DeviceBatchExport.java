@@ -38,10 +38,12 @@ import static java.util.Objects.requireNonNull;
  * {@code ARROW_DEVICE_CPU}. The reason is logged once per JVM and every such batch is counted
  * ({@link #hostFallbacks()}).</li>
  * </ul>
- * The export owns the structs, the host copies and the device address leases; the consumer must be
- * done with the address before {@link #close()}. {@code release} is NULL: a C callback cannot be
- * made from Java without a native library (Arrow Java's C Data module is not on Spark's class path),
- * so lifetime is this object's, and the struct is for consumers inside this process.
+ * The parent and every child carry a real {@code release} callback ({@link ReleaseCallbacks}): a
+ * consumer that is done calls {@code array->release(array)}, from any thread, which frees the
+ * children, the host copies and the device address leases and sets {@code release} to NULL, as the
+ * C Data Interface specifies. The parent struct itself stays this object's until {@link #close()},
+ * which calls {@code release} first if no consumer did. Where the release callback cannot be
+ * installed (see {@link ReleaseCallbacks#unavailableReason()}), export is refused with the reason.
  */
 public final class DeviceBatchExport
         implements AutoCloseable
@@ -50,8 +52,12 @@ public final class DeviceBatchExport
     private static final AtomicLong HOST_FALLBACKS = new AtomicLong();
     private static final AtomicBoolean FALLBACK_LOGGED = new AtomicBoolean();
 
+    /** Freed by the release callback: children, pointer arrays, host copies. */
     private final List<Long> nativeAllocations = new ArrayList<>();
     private final List<DeviceMemoryExport> leases = new ArrayList<>();
+    /** The parent struct: freed only by {@link #close()}, after its release callback has run. */
+    private long parentStruct;
+    private boolean dataReleased;
     private final long address;
     private final int deviceType;
     private final long deviceId;
@@ -95,6 +101,7 @@ public final class DeviceBatchExport
             this.deviceId = cuda ? batch.device() : -1;
             this.reason = why;
             this.address = structs(batch, pointers);
+            installReleaseCallbacks(batch.columns().size());
             success = true;
         }
         finally {
@@ -106,7 +113,19 @@ public final class DeviceBatchExport
 
     public static DeviceBatchExport export(DeviceRuntime runtime, DeviceBatch batch)
     {
-        return new DeviceBatchExport(requireNonNull(runtime, "runtime is null"), requireNonNull(batch, "batch is null"));
+        requireNonNull(runtime, "runtime is null");
+        requireNonNull(batch, "batch is null");
+        String unavailable = ReleaseCallbacks.unavailableReason();
+        if (unavailable != null) {
+            throw new UnsupportedOperationException("Cannot hand the gds batch over as an ArrowDeviceArray: " + unavailable);
+        }
+        return new DeviceBatchExport(runtime, batch);
+    }
+
+    /** Whether the struct's release callback has run (a consumer released it, or {@link #close()} did). */
+    public boolean released()
+    {
+        return closed || ReleaseCallbacks.isReleased(address);
     }
 
     /** Batches handed over from host copies in this JVM because no device address could be lent. */
@@ -163,7 +182,9 @@ public final class DeviceBatchExport
     private long structs(DeviceBatch batch, List<Long> pointers)
     {
         List<DeviceColumn> columns = batch.columns();
-        long parent = allocate(DEVICE_ARRAY_SIZE);
+        long parent = MemoryUtil.allocateMemory(DEVICE_ARRAY_SIZE);
+        MemoryUtil.setMemory(parent, DEVICE_ARRAY_SIZE, (byte) 0);
+        parentStruct = parent;
         long parentBuffers = allocate(8);
         long children = allocate(8L * Math.max(1, columns.size()));
         MemoryUtil.putLong(parentBuffers, 0);
@@ -182,6 +203,30 @@ public final class DeviceBatchExport
             MemoryUtil.putLong(children + 8L * c, child);
         }
         return parent;
+    }
+
+    /**
+     * Children first: a child's release only marks it released (its memory is in {@link #nativeAllocations}),
+     * the native release of the parent calls each child's before the parent's own, which frees everything.
+     */
+    private void installReleaseCallbacks(int columns)
+    {
+        long children = MemoryUtil.getLong(parentStruct + ARRAY_CHILDREN);
+        for (int c = 0; c < columns; c++) {
+            ReleaseCallbacks.install(MemoryUtil.getLong(children + 8L * c), () -> {});
+        }
+        ReleaseCallbacks.install(parentStruct, this::releaseData);
+    }
+
+    private synchronized void releaseData()
+    {
+        if (dataReleased) {
+            return;
+        }
+        dataReleased = true;
+        closeLeases();
+        nativeAllocations.forEach(MemoryUtil::freeMemory);
+        nativeAllocations.clear();
     }
 
     private static void fill(long array, long length, long nullCount, long buffers, long childCount, long bufferPointers, long childPointers)
@@ -216,8 +261,14 @@ public final class DeviceBatchExport
             return;
         }
         closed = true;
-        closeLeases();
-        nativeAllocations.forEach(MemoryUtil::freeMemory);
-        nativeAllocations.clear();
+        if (parentStruct != 0) {
+            if (!ReleaseCallbacks.isReleased(parentStruct)) {
+                ReleaseCallbacks.release(parentStruct);
+            }
+            MemoryUtil.freeMemory(parentStruct);
+            parentStruct = 0;
+        }
+        // A failure before the callbacks were installed leaves the data to free here.
+        releaseData();
     }
 }

@@ -45,9 +45,23 @@ final class ColumnChecksums
         }
     }
 
+    /** Consumes the array: reads it, then releases it through its own release callback, as a C consumer would. */
     void accept(long deviceArrayAddress, StructType schema)
     {
         ArrowDeviceArrayView view = new ArrowDeviceArrayView(deviceArrayAddress);
+        if (view.released()) {
+            throw new IllegalArgumentException("The ArrowDeviceArray at 0x" + Long.toHexString(deviceArrayAddress) + " is already released (its release callback is NULL)");
+        }
+        try {
+            sum(view, schema);
+        }
+        finally {
+            view.release();
+        }
+    }
+
+    private void sum(ArrowDeviceArrayView view, StructType schema)
+    {
         batches++;
         if (view.deviceType() == ArrowDeviceArrayLayout.ARROW_DEVICE_CUDA) {
             // A CUDA consumer (cuDF, a kernel of yours) would take it from here; Java cannot dereference device pointers.

@@ -96,7 +96,40 @@ class TestDeviceBatchLayout
                     assertEquals(comments[row] != null, strings.isValid(row));
                     assertEquals(comments[row] == null ? "" : comments[row], strings.utf8(row));
                 }
+
+                // The C Data Interface's ownership protocol: a consumer releases through the struct's own callback.
+                assertFalse(view.released(), "an exported array must carry a release callback (NULL means released)");
+                assertFalse(ids.released());
+                view.release();
+                assertTrue(export.released());
+                assertTrue(view.released());
             }
+        }
+        finally {
+            batch.close();
+        }
+    }
+
+    @Test
+    void closeReleasesAnArrayNoConsumerReleased()
+    {
+        OnHeapColumnVector ids = new OnHeapColumnVector(3, DataTypes.LongType);
+        for (int row = 0; row < 3; row++) {
+            ids.putLong(row, row);
+        }
+        ColumnVector[] vectors = {ids};
+        StructType schema = new StructType().add("id", DataTypes.LongType);
+        ColumnarBatch batch = new ColumnarBatch(vectors, 3);
+        try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated")))) {
+            DeviceBatchExport export;
+            try (DeviceBatch onDevice = new DeviceBatchUploader(runtime, 0).upload(batch, schema)) {
+                export = DeviceBatchExport.export(runtime, onDevice);
+                assertFalse(export.released());
+                export.close();
+            }
+            assertTrue(export.released());
+            assertThrows(IllegalStateException.class, export::address);
+            export.close();
         }
         finally {
             batch.close();
