@@ -102,6 +102,18 @@ class TestFerryLocalCluster
      * the same (already planned) query again: its outputs are gone with it, Spark must rerun those
      * map tasks on the survivor, and the result must not change. Last, since it leaves one executor.
      */
+    /** TPC-H's most join-heavy queries with blocks crossing executor JVMs (the full 22 run in local[2], TestTpchQueries). */
+    @Test
+    @Order(2)
+    void tpchJoinsAcrossExecutors()
+    {
+        TpchTables.register(spark, 15_000);
+        for (String query : List.of("q09", "q21")) {
+            QueryComparison.FerryRun run = assertSameAsSpark(spark, TpchQueries.sql(query), true);
+            assertFalse(run.rows().isEmpty(), query + " returned no rows");
+        }
+    }
+
     @Test
     @Order(3)
     void anExecutorKilledBetweenMapAndReduceLeadsToARerunAndTheSameResult()

@@ -1,10 +1,6 @@
 package dev.ferry.it;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.stream.IntStream;
 
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
@@ -14,7 +10,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 /**
  * The 22 TPC-H queries (src/test/resources/tpch, standard text, parameters chosen so each returns
@@ -47,24 +42,14 @@ class TestTpchQueries
 
     static List<String> queries()
     {
-        return IntStream.rangeClosed(1, 22).mapToObj(q -> String.format("q%02d", q)).toList();
+        return TpchQueries.names();
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("queries")
     void sameRowsAsSparksShuffle(String query)
-            throws IOException
     {
-        QueryComparison.FerryRun run = QueryComparison.assertSameAsSpark(spark, sql(query), true);
+        QueryComparison.FerryRun run = QueryComparison.assertSameAsSpark(spark, TpchQueries.sql(query), true);
         assertFalse(run.rows().isEmpty(), query + " returned no rows on the generated data, so it proves nothing");
-    }
-
-    private static String sql(String query)
-            throws IOException
-    {
-        try (InputStream in = TestTpchQueries.class.getResourceAsStream("/tpch/" + query + ".sql")) {
-            assertNotNull(in, "missing /tpch/" + query + ".sql");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
     }
 }
