@@ -6,8 +6,11 @@ import java.nio.file.Path;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * One fault test in local-cluster over simulated RDMA: a fresh cluster per fault (a fault fires once
@@ -17,6 +20,7 @@ import org.junit.jupiter.api.TestInstance;
  * its own cluster and its own line in the test report.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class TransportFaultTest
 {
     private final String fault;
@@ -44,7 +48,14 @@ abstract class TransportFaultTest
         }
     }
 
+    /** The running session (for checks a subclass adds after the fault). */
+    protected SparkSession spark()
+    {
+        return spark;
+    }
+
     @Test
+    @Order(1)
     void theFaultEndsInAStageRerunWithTheRightResult()
             throws Exception
     {

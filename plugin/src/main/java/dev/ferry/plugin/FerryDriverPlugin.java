@@ -12,7 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Driver side: keeps the {@link ClusterRegistry} of where every executor runs, filled by the
- * executors' {@link ExecutorPlacement} messages; executors that leave are dropped ({@link ExecutorDepartures}).
+ * executors' {@link ExecutorPlacement} messages; executors that leave are dropped ({@link ExecutorDepartures}),
+ * and executors asking which peers left ({@link DeparturesRequest}) are answered from the {@link DepartureLog}.
  */
 public final class FerryDriverPlugin
         implements DriverPlugin
@@ -23,6 +24,7 @@ public final class FerryDriverPlugin
     private static final AtomicReference<ClusterRegistry> ACTIVE = new AtomicReference<>();
 
     private final ClusterRegistry registry = new ClusterRegistry();
+    private final DepartureLog departures = new DepartureLog();
 
     public static Optional<ClusterRegistry> active()
     {
@@ -33,7 +35,7 @@ public final class FerryDriverPlugin
     public Map<String, String> init(SparkContext context, PluginContext pluginContext)
     {
         ACTIVE.set(registry);
-        context.addSparkListener(new ExecutorDepartures(registry));
+        context.addSparkListener(new ExecutorDepartures(registry, departures));
         LOG.info("Ferry driver plugin started for application {}", context.appName());
         return Map.of();
     }
@@ -47,6 +49,10 @@ public final class FerryDriverPlugin
             LOG.info("Ferry: executor {} on {} (GPUs {}): {}", placement.executorId(), placement.hostname(), placement.gpuAddresses(), placement.summary());
             // Executors use the one-way send(); a reply would be dropped with a warning.
             return null;
+        }
+        if (message instanceof DeparturesRequest) {
+            // Asked (not sent) by each executor's DepartureWatcher: the reply is its answer.
+            return departures.since(((DeparturesRequest) message).sinceVersion());
         }
         throw new IllegalArgumentException("Ferry driver plugin got an unknown message " + message.getClass().getName());
     }

@@ -1,11 +1,13 @@
 package dev.ferry.plugin;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.conf.SparkConfigSources;
+import dev.ferry.shuffle.FerryShuffleManager;
 import dev.ferry.shuffle.route.ExecutorTopology;
 import dev.ferry.topology.file.TopologyFileWriter;
 import dev.ferry.topology.model.NodeTopology;
@@ -16,11 +18,19 @@ import org.apache.spark.resource.ResourceInformation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Executor side: finds this executor's node once at start and reports it to the driver. */
+/**
+ * Executor side: finds this executor's node once at start and reports it to the driver, then asks
+ * the driver every {@link #DEPARTURE_POLL} which executors left and drops them from its shuffle
+ * transport ({@link DepartureWatcher}).
+ */
 public final class FerryExecutorPlugin
         implements ExecutorPlugin
 {
     private static final Logger LOG = LoggerFactory.getLogger(FerryExecutorPlugin.class);
+    // One small ask per executor per interval; a departed peer's connections then close within it.
+    static final Duration DEPARTURE_POLL = Duration.ofSeconds(2);
+
+    private DepartureWatcher departures;
 
     @Override
     public void init(PluginContext context, Map<String, String> extraConf)
@@ -53,6 +63,26 @@ public final class FerryExecutorPlugin
             // The executor still works without the driver's map; the driver then plans as if its
             // topology were unknown, so say so loudly rather than failing the executor.
             LOG.warn("Ferry executor {} could not report its placement to the driver: {}", context.executorID(), e.toString());
+        }
+        departures = new DepartureWatcher(context.executorID(), context::ask, FerryExecutorPlugin::dropPeer);
+        departures.start(DEPARTURE_POLL);
+    }
+
+    /** The departed executor's connections and route in this executor's Ferry shuffle transport, if the shuffle has started here. */
+    private static int dropPeer(String executorId)
+    {
+        SparkEnv env = SparkEnv.get();
+        if (env != null && env.shuffleManager() instanceof FerryShuffleManager manager) {
+            return manager.runtimeIfStarted().map(runtime -> runtime.transport().peerLeft(executorId)).orElse(0);
+        }
+        return 0;
+    }
+
+    @Override
+    public void shutdown()
+    {
+        if (departures != null) {
+            departures.close();
         }
     }
 

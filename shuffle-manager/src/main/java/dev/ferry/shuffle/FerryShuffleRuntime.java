@@ -102,12 +102,13 @@ public final class FerryShuffleRuntime
         MapOutputStore store = null;
         ShuffleTransport transport = null;
         try {
-            store = MapOutputStores.create(config, allocator, localDirectory);
+            Optional<ExecutorTopology.Known> topology = ExecutorTopology.current();
+            // With a topology, same-node peers read over HOST_SHM: keep host map outputs in shared memory from the start.
+            store = MapOutputStores.create(config, allocator, localDirectory, topology.map(known -> ShmNames.directory(config)));
             TcpAuth auth = auth(env, config);
             TcpShuffleTransport stream = new TcpShuffleTransport(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config), auth,
                     FetchLimits.from(config));
             transport = stream;
-            Optional<ExecutorTopology.Known> topology = ExecutorTopology.current();
             ShmBlockWriter shmWriter = null;
             VerbsBlocks verbs = null;
             DeviceBlockSource deviceBlocks = null;

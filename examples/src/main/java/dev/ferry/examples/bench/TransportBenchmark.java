@@ -12,11 +12,14 @@ import dev.ferry.examples.bench.transport.TransportOptions;
 import dev.ferry.examples.bench.transport.TransportRuns;
 
 /**
- * {@code bin/ferry bench transport}: each simulated route's throughput, measured in one JVM between
- * two transport endpoints built from the classes the shuffle uses (block server, routing transport,
- * shared memory, simulated verbs, simulated GPU store), as a fraction of this machine's host memcpy
- * bandwidth (same-node routes) or loopback TCP bandwidth (cross-node routes), both measured in
- * the same run. The same-node target is 0.8.
+ * {@code bin/ferry bench transport}: each simulated route's throughput between two transport
+ * endpoints built from the classes the shuffle uses (block server, host map output store in shared
+ * memory, routing transport, simulated verbs, simulated GPU store), in one JVM except for the CUDA
+ * IPC routes (NVLINK, PCIE_P2P), whose peer runs in a second JVM ({@code DevicePeerProcess}) because
+ * IPC handles open only in another process. Each fetch is followed by one read of every fetched
+ * byte, and the result is a fraction of this machine's host memcpy of the same blocks followed by
+ * the same read (same-node routes) or of loopback TCP bandwidth (cross-node routes), both measured
+ * in the same run. The same-node target is 0.8.
  */
 public final class TransportBenchmark
 {
@@ -54,9 +57,10 @@ public final class TransportBenchmark
         Path scratch = Files.createTempDirectory("ferry-bench-transport-");
         TransportRuns runs = new TransportRuns(repository, scratch, options);
         System.out.printf("Ferry transport benchmark: %d MiB per fetch in 8 blocks, best of %d runs after a warm-up%n", options.megabytes, options.runs);
-        System.out.printf("baseline memcpy (host, direct buffers):     %6.2f GB/s%n", runs.memcpyGBps());
-        System.out.printf("baseline loopback TCP (plain sockets):      %6.2f GB/s%n%n", runs.loopbackGBps());
-        System.out.printf("%-17s %-10s %9s %9s  %s%n", "route", "vs", "GB/s", "fraction", "note");
+        System.out.printf("baseline memcpy (8 blocks into warm direct buffers, then read once): %6.2f GB/s%n", runs.memcpyGBps());
+        System.out.printf("baseline loopback TCP (plain sockets):                             %6.2f GB/s%n", runs.loopbackGBps());
+        System.out.printf("GB/s and fraction: fetch plus one read of every fetched byte; fetch-only: without that read%n%n");
+        System.out.printf("%-17s %-10s %9s %9s %9s  %s%n", "route", "vs", "GB/s", "fraction", "fetch-only", "note");
         List<RouteResult> results = new ArrayList<>();
         for (RouteCase route : RouteCase.all()) {
             RouteResult result = runs.measure(route);

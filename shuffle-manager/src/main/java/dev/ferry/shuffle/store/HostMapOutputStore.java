@@ -14,6 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.ferry.shuffle.FerryFallbacks;
+import dev.ferry.transport.local.ShmBlockHandle;
+import dev.ferry.transport.local.ShmSegment;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
@@ -24,7 +27,12 @@ import static java.util.Objects.requireNonNull;
 /**
  * Map outputs in off-heap host memory up to a limit, beyond it in one local file per map output.
  * Each output is laid out like Spark's data file (blocks back to back, offsets beside), so a
- * block in memory is handed out as a slice of the stored buffer without copying. Thread-safe.
+ * block in memory is handed out as a slice of the stored buffer without copying. With a
+ * shared-memory directory, that host memory is a private shared-memory file per output
+ * ({@link ShmSegment}), written once at commit: a same-node reader then maps the block from it by
+ * name (HOST_SHM) instead of the block server copying it into a file per fetch. A segment that
+ * cannot be created (e.g. /dev/shm full) is logged and counted as a fallback, and that output is
+ * kept in plain memory. Thread-safe.
  */
 public final class HostMapOutputStore
         implements MapOutputStore
@@ -34,6 +42,7 @@ public final class HostMapOutputStore
     private final BufferAllocator allocator;
     private final long memoryLimit;
     private final Path spillDirectory;
+    private final Optional<Path> sharedMemory;
     private final Map<Key, StoredOutput> outputs = new HashMap<>();
     // The map id stored for each (shuffle, map index): a newer attempt supersedes the older one.
     private final Map<Key, Long> latestByIndex = new HashMap<>();
@@ -45,6 +54,13 @@ public final class HostMapOutputStore
     /** {@code allocator} is owned by this store and closed with it. */
     public HostMapOutputStore(BufferAllocator allocator, long memoryLimit, Path spillDirectory)
     {
+        this(allocator, memoryLimit, spillDirectory, Optional.empty());
+    }
+
+    /** As above; {@code sharedMemory}: the directory (e.g. /dev/shm) to keep in-memory outputs in, for HOST_SHM readers. */
+    public HostMapOutputStore(BufferAllocator allocator, long memoryLimit, Path spillDirectory, Optional<Path> sharedMemory)
+    {
+        this.sharedMemory = requireNonNull(sharedMemory, "sharedMemory is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         if (memoryLimit < 0) {
             throw new IllegalArgumentException("memoryLimit must not be negative: " + memoryLimit);
@@ -117,7 +133,8 @@ public final class HostMapOutputStore
     private StoredOutput writeToMemory(EncodedMapOutput output, long[] offsets)
     {
         long total = offsets[offsets.length - 1];
-        ArrowBuf buffer = allocator.buffer(Math.max(total, 1));
+        ShmSegment segment = total > 0 && sharedMemory.isPresent() ? sharedSegment(total) : null;
+        ArrowBuf buffer = segment != null ? segment.buffer() : allocator.buffer(Math.max(total, 1));
         try {
             for (int partition = 0; partition < output.partitions(); partition++) {
                 long length = offsets[partition + 1] - offsets[partition];
@@ -125,11 +142,23 @@ public final class HostMapOutputStore
                     output.writeBlock(partition, buffer.nioBuffer(offsets[partition], Math.toIntExact(length)));
                 }
             }
-            return new StoredOutput(buffer, null, offsets);
+            return new StoredOutput(buffer, segment, null, offsets);
         }
         catch (RuntimeException e) {
             buffer.close();
             throw e;
+        }
+    }
+
+    private ShmSegment sharedSegment(long total)
+    {
+        try {
+            return ShmSegment.allocate(allocator, sharedMemory.get(), total);
+        }
+        catch (IOException | RuntimeException e) {
+            FerryFallbacks.record("map output kept in plain memory, not shared memory", "cannot create a " + total + "-byte segment in " + sharedMemory.get() + ": " + e.getMessage()
+                    + "; same-node readers get a copy of its blocks");
+            return null;
         }
     }
 
@@ -154,7 +183,7 @@ public final class HostMapOutputStore
             Files.deleteIfExists(file);
             throw e;
         }
-        return new StoredOutput(null, file, offsets);
+        return new StoredOutput(null, null, file, offsets);
     }
 
     @Override
@@ -178,7 +207,8 @@ public final class HostMapOutputStore
                 if (length == 0) {
                     return Optional.of(new BlockBytes(stored.memory.slice(0, 0), 0));
                 }
-                return Optional.of(new BlockBytes(stored.memory.slice(offset, length), length));
+                ShmBlockHandle sharedAt = stored.segment == null ? null : stored.segment.handle(offset, length);
+                return Optional.of(new BlockBytes(stored.memory.slice(offset, length), length, sharedAt));
             }
         }
         ArrowBuf buffer = allocator.buffer(Math.max(length, 1));
@@ -304,12 +334,15 @@ public final class HostMapOutputStore
     private static final class StoredOutput
     {
         private final ArrowBuf memory;
+        // The shared-memory file behind memory, or null when it is plain memory (or on disk).
+        private final ShmSegment segment;
         private final Path file;
         private final long[] offsets;
 
-        StoredOutput(ArrowBuf memory, Path file, long[] offsets)
+        StoredOutput(ArrowBuf memory, ShmSegment segment, Path file, long[] offsets)
         {
             this.memory = memory;
+            this.segment = segment;
             this.file = file;
             this.offsets = offsets;
         }

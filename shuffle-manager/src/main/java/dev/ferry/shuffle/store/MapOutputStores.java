@@ -1,6 +1,7 @@
 package dev.ferry.shuffle.store;
 
 import java.nio.file.Path;
+import java.util.Optional;
 
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.device.DeviceConfigKeys;
@@ -12,6 +13,7 @@ import dev.ferry.device.pool.LocalSpillDirectory;
 import dev.ferry.device.pool.TieredShuffleStore;
 import dev.ferry.shuffle.FerryFallbacks;
 import dev.ferry.shuffle.ShuffleConfigKeys;
+import dev.ferry.transport.local.ShmNames;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,26 +33,35 @@ public final class MapOutputStores
      */
     public static MapOutputStore create(ConfigSource config, BufferAllocator parent, Path localDirectory)
     {
+        return create(config, parent, localDirectory, Optional.empty());
+    }
+
+    /** As above; {@code sharedMemory}: where the host store keeps in-memory outputs so that same-node peers map them (HOST_SHM). */
+    public static MapOutputStore create(ConfigSource config, BufferAllocator parent, Path localDirectory, Optional<Path> sharedMemory)
+    {
         ShuffleStage stage = ShuffleConfigKeys.STAGE.get(config);
         switch (stage) {
             case AUTO:
             case HOST:
-                return host(config, parent, localDirectory);
+                return host(config, parent, localDirectory, sharedMemory);
             case DEVICE:
                 try {
                     return device(config, parent, localDirectory);
                 }
                 catch (RuntimeException | LinkageError e) {
                     FerryFallbacks.record("spark.ferry.shuffle.stage=device uses host memory", "the device runtime is unavailable: " + e);
-                    return host(config, parent, localDirectory);
+                    return host(config, parent, localDirectory, sharedMemory);
                 }
         }
         throw new IllegalStateException("Unhandled stage " + stage);
     }
 
-    private static MapOutputStore host(ConfigSource config, BufferAllocator parent, Path localDirectory)
+    private static MapOutputStore host(ConfigSource config, BufferAllocator parent, Path localDirectory, Optional<Path> sharedMemory)
     {
-        return new HostMapOutputStore(parent.newChildAllocator("ferry-map-outputs", 0, Long.MAX_VALUE), ShuffleConfigKeys.HOST_MEMORY_BYTES.get(config), localDirectory);
+        // Outputs of executors of this user that died without cleaning up would hold shared memory until reboot.
+        sharedMemory.ifPresent(ShmNames::sweepOrphans);
+        return new HostMapOutputStore(parent.newChildAllocator("ferry-map-outputs", 0, Long.MAX_VALUE), ShuffleConfigKeys.HOST_MEMORY_BYTES.get(config), localDirectory,
+                sharedMemory);
     }
 
     private static MapOutputStore device(ConfigSource config, BufferAllocator parent, Path localDirectory)

@@ -22,6 +22,17 @@ public interface ShuffleTransport
     FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator)
             throws IOException;
 
+    /**
+     * Executor {@code executorId} left the cluster: close the pooled connections to it and forget
+     * what was cached about it (its route), so nothing is held for a peer that will not answer.
+     * Returns how many connections were closed. A transport that keeps nothing per peer has
+     * nothing to drop.
+     */
+    default int peerLeft(String executorId)
+    {
+        return 0;
+    }
+
     @Override
     void close();
 }

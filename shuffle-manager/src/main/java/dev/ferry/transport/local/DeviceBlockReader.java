@@ -2,6 +2,7 @@ package dev.ferry.transport.local;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
+import dev.ferry.device.DeviceEvent;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.device.IpcHandle;
@@ -21,8 +22,9 @@ import static java.util.Objects.requireNonNull;
  * <ul>
  * <li>over {@code NVLINK} or {@code PCIE_P2P}: peer-to-peer into a buffer on the reader's GPU
  *     (peer access is enabled on first use; the runtime refuses it where the hardware has no path);</li>
- * <li>over {@code HOST_STAGED}: through a pinned host bounce buffer of at most {@code bounceBytes},
- *     for GPU pairs without usable peer access;</li>
+ * <li>over {@code HOST_STAGED}: in chunks of at most {@code bounceBytes} through two pinned host
+ *     staging buffers, the download of one chunk overlapping the upload of the previous one, for
+ *     GPU pairs without usable peer access;</li>
  * <li>to a host buffer when the reader's consumer runs on the CPU (counted on the route given).</li>
  * </ul>
  * The imported mapping is closed after the copy, which lets the writer free the block once every
@@ -102,14 +104,45 @@ public final class DeviceBlockReader
         counters.recordBlock(route, handle.length());
     }
 
+    /**
+     * Chunks of at most {@code bounceBytes} go through two pinned staging buffers on two streams:
+     * while chunk i goes host -> target GPU on {@code stream}, chunk i+1 comes source GPU -> host on
+     * a second stream, so the two copies overlap as a GPU's two copy engines run them. Events order
+     * each chunk's upload after its download, and a staging buffer's next download after its last
+     * upload. Everything is complete before the staging buffers are freed.
+     */
     private void copyThroughHost(DeviceStream stream, DeviceBuffer source, DeviceBuffer target)
     {
         long chunk = Math.min(bounceBytes, source.length());
-        try (DeviceBuffer bounce = runtime.pinnedAllocator().allocate(chunk)) {
-            for (long offset = 0; offset < source.length(); offset += chunk) {
+        DeviceEvent[] uploaded = new DeviceEvent[2];
+        try (DeviceBuffer first = runtime.pinnedAllocator().allocate(chunk);
+                DeviceBuffer second = runtime.pinnedAllocator().allocate(chunk);
+                DeviceStream down = runtime.newStream(source.location().device())) {
+            DeviceBuffer[] staging = {first, second};
+            int index = 0;
+            for (long offset = 0; offset < source.length(); offset += chunk, index++) {
                 long count = Math.min(chunk, source.length() - offset);
-                stream.copy(source, offset, bounce, 0, count);
-                stream.copy(bounce, 0, target, offset, count);
+                int slot = index % 2;
+                if (uploaded[slot] != null) {
+                    // The buffer's previous chunk must be on the target before it is overwritten.
+                    down.waitFor(uploaded[slot]);
+                    uploaded[slot].close();
+                    uploaded[slot] = null;
+                }
+                down.copy(source, offset, staging[slot], 0, count);
+                try (DeviceEvent downloaded = down.recordEvent()) {
+                    stream.waitFor(downloaded);
+                    stream.copy(staging[slot], 0, target, offset, count);
+                }
+                uploaded[slot] = stream.recordEvent();
+            }
+            stream.synchronize();
+        }
+        finally {
+            for (DeviceEvent event : uploaded) {
+                if (event != null) {
+                    event.close();
+                }
             }
         }
     }

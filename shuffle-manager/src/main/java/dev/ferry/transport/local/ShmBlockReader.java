@@ -7,6 +7,7 @@ import dev.ferry.transport.metrics.RouteCounters;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -18,18 +19,30 @@ import java.nio.file.Files;
 import java.util.EnumSet;
 import java.util.Set;
 
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
 import static java.util.Objects.requireNonNull;
 
 /**
- * The reader's half of HOST_SHM: copies a published block out of its shared-memory file with one
- * positional read (no mapping: mapping a block costs a page fault per page). Before reading it
- * checks that the handle names a Ferry block file in its own directory, that the file is a
- * regular file (no symlink) owned by this user with no group or other access, and that the
- * block's range lies inside the file, so a bad handle is an error, never a read of something else. Each block is counted on {@code HOST_SHM}. Thread-safe.
+ * The reader's half of HOST_SHM. {@link #open} hands a block over without copying it: a block of
+ * at least {@link #MAP_MIN_BYTES} is mapped (copy-on-write, so a consumer that writes into it
+ * never touches the peer's file) and returned as an Arrow buffer whose last release unmaps it;
+ * the peer may delete the file meanwhile, the mapping keeps its pages. Reading a mapped page costs
+ * a minor fault per 64 KiB (the kernel maps neighbouring pages of a file on each fault), far less
+ * than copying the page. Smaller blocks are copied with one positional read instead, since for a
+ * few KiB the map and unmap system calls cost more than the copy. {@link #read} always copies into
+ * the caller's buffer. Before either, it checks that the handle names a Ferry block file in its
+ * own directory, that the file is a regular file (no symlink) owned by this user with no group or
+ * other access, and that the block's range lies inside the file, so a bad handle is an error,
+ * never a read of something else. Each block is counted on {@code HOST_SHM}. Thread-safe.
  */
 public final class ShmBlockReader
 {
     private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
+
+    /** Blocks from this size up are mapped rather than copied. */
+    public static final long MAP_MIN_BYTES = 256 * 1024;
 
     private final Path directory;
     private final RouteCounters counters;
@@ -51,22 +64,72 @@ public final class ShmBlockReader
         Path file = directory.resolve(handle.fileName());
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             checkFile(file, handle, channel.size());
-            // One copy out of the shared pages; a read() costs no page faults, unlike mapping the file.
-            long position = handle.offset();
-            long end = handle.offset() + handle.length();
-            while (position < end) {
-                int read = channel.read(target, position);
-                if (read < 0) {
-                    throw refused(file, "ended at byte offset " + (position - handle.offset()) + " of " + handle.length());
-                }
-                position += read;
-            }
+            readFully(channel, file, handle, target);
         }
         catch (IOException e) {
             throw new FerryException(ErrorCategory.EXTERNAL, "Cannot read shared-memory block " + file + ": " + e.getMessage()
                     + " (the writer may have released it or exited)", e);
         }
         counters.recordBlock(Route.HOST_SHM, handle.length());
+    }
+
+    /**
+     * The block as a buffer of {@code allocator} (accounted there until released): mapped from the
+     * peer's file, or copied for a small block. The caller owns the returned reference.
+     */
+    public ArrowBuf open(ShmBlockHandle handle, BufferAllocator allocator)
+    {
+        requireNonNull(handle, "handle is null");
+        requireNonNull(allocator, "allocator is null");
+        if (handle.length() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("Block " + handle.fileName() + " has " + handle.length() + " bytes, more than one buffer holds");
+        }
+        Path file = directory.resolve(handle.fileName());
+        ArrowBuf block;
+        // PRIVATE mappings need a channel open for reading and writing; the peer's file is never written (copy on write).
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            checkFile(file, handle, channel.size());
+            if (handle.length() >= MAP_MIN_BYTES) {
+                MappedByteBuffer mapping = channel.map(FileChannel.MapMode.PRIVATE, handle.offset(), handle.length());
+                try {
+                    block = MappedMemory.wrap(allocator, mapping, () -> {});
+                }
+                catch (RuntimeException e) {
+                    MappedMemory.unmap(mapping);
+                    throw e;
+                }
+            }
+            else {
+                block = allocator.buffer(handle.length());
+                try {
+                    readFully(channel, file, handle, block.nioBuffer(0, (int) handle.length()));
+                }
+                catch (IOException | RuntimeException e) {
+                    block.close();
+                    throw e;
+                }
+            }
+        }
+        catch (IOException e) {
+            throw new FerryException(ErrorCategory.EXTERNAL, "Cannot open shared-memory block " + file + ": " + e.getMessage()
+                    + " (the writer may have released it or exited)", e);
+        }
+        counters.recordBlock(Route.HOST_SHM, handle.length());
+        return block;
+    }
+
+    private static void readFully(FileChannel channel, Path file, ShmBlockHandle handle, ByteBuffer target)
+            throws IOException
+    {
+        long position = handle.offset();
+        long end = handle.offset() + handle.length();
+        while (position < end) {
+            int read = channel.read(target, position);
+            if (read < 0) {
+                throw refused(file, "ended at byte offset " + (position - handle.offset()) + " of " + handle.length());
+            }
+            position += read;
+        }
     }
 
     private static void checkFile(Path file, ShmBlockHandle handle, long size)

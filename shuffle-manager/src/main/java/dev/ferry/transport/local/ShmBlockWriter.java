@@ -61,6 +61,46 @@ public final class ShmBlockWriter
         }
     }
 
+    /** Fills {@code chunk}'s remaining bytes with the block's bytes from {@code offset} on (advancing its position), e.g. by a copy out of GPU memory. */
+    @FunctionalInterface
+    public interface ChunkSource
+    {
+        void fill(long offset, ByteBuffer chunk);
+    }
+
+    /**
+     * Writes a {@code length}-byte block that is produced chunk by chunk into {@code staging}
+     * (reused for every chunk, so a block from GPU memory needs no host buffer of its own size) and
+     * returns the handle a reader maps.
+     */
+    public ShmBlockHandle publish(long length, ByteBuffer staging, ChunkSource source)
+    {
+        requireNonNull(staging, "staging is null");
+        requireNonNull(source, "source is null");
+        if (length <= 0 || !staging.isDirect() || staging.capacity() == 0) {
+            throw new IllegalArgumentException("Cannot publish a " + length + "-byte block through a " + staging.capacity() + "-byte staging buffer");
+        }
+        String name = ShmNames.newName();
+        Path file = directory.resolve(name);
+        try (FileChannel channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+            published.add(name);
+            for (long offset = 0; offset < length; ) {
+                ByteBuffer chunk = staging.clear().limit((int) Math.min(staging.capacity(), length - offset));
+                source.fill(offset, chunk);
+                chunk.flip();
+                while (chunk.hasRemaining()) {
+                    offset += channel.write(chunk, offset);
+                }
+            }
+            return new ShmBlockHandle(name, 0, length);
+        }
+        catch (IOException | RuntimeException e) {
+            deleteQuietly(name);
+            throw new FerryException(ErrorCategory.INSUFFICIENT_RESOURCES, "Cannot publish a " + length + "-byte block in " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
     /** Deletes the block's file; readers that already mapped it keep their mapping. */
     public void release(ShmBlockHandle handle)
     {

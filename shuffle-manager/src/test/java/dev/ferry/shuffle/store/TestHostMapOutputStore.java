@@ -128,4 +128,60 @@ class TestHostMapOutputStore
             assertEquals(0, root.getAllocatedMemory());
         }
     }
+
+    @Test
+    void outputsKeptInSharedMemoryAreHandedOutByNameAndDeletedAfterTheLastReader(@TempDir Path spill, @TempDir Path shm)
+            throws IOException
+    {
+        try (BufferAllocator root = new RootAllocator()) {
+            HostMapOutputStore store = new HostMapOutputStore(root.newChildAllocator("store", 0, Long.MAX_VALUE), 1 << 20, spill, Optional.of(shm));
+            store.commit(new MapOutputId(1, 100, 0, 5), output(4, 10));
+            try (var files = Files.list(shm)) {
+                assertEquals(1, files.count(), "one shared-memory file per map output");
+            }
+            for (int partition = 0; partition < 4; partition++) {
+                assertBlock(store, 1, 100, partition, 10);
+            }
+            BlockBytes held = store.open(1, 100, 3).orElseThrow();
+            var handle = held.sharedAt().orElseThrow();
+            assertEquals(1000 + 2000, handle.offset(), "blocks back to back; partition 2 is empty");
+            assertEquals(4000, handle.length());
+            Path file = shm.resolve(handle.fileName());
+            byte[] inFile = new byte[4000];
+            try (var channel = java.nio.channels.FileChannel.open(file)) {
+                channel.read(ByteBuffer.wrap(inFile), handle.offset());
+            }
+            byte[] expected = new byte[4000];
+            java.util.Arrays.fill(expected, (byte) 13);
+            assertArrayEquals(expected, inFile, "the file holds the block where the handle says");
+            try (BlockBytes empty = store.open(1, 100, 2).orElseThrow()) {
+                assertTrue(empty.sharedAt().isEmpty(), "an empty block has no place in the file");
+            }
+
+            assertEquals(1, store.removeShuffle(1));
+            assertTrue(Files.exists(file), "a block still lent out keeps the file");
+            held.close();
+            assertTrue(Files.notExists(file), "deleted once the last reference is released");
+            assertEquals(0, root.getAllocatedMemory());
+            store.close();
+        }
+    }
+
+    @Test
+    void withoutUsableSharedMemoryTheOutputStaysInPlainMemoryAndTheFallbackIsCounted(@TempDir Path spill)
+            throws IOException
+    {
+        Path missing = spill.resolve("no-such-shm-dir");
+        long fallbacks = dev.ferry.shuffle.FerryFallbacks.total();
+        try (BufferAllocator root = new RootAllocator()) {
+            HostMapOutputStore store = new HostMapOutputStore(root.newChildAllocator("store", 0, Long.MAX_VALUE), 1 << 20, spill, Optional.of(missing));
+            store.commit(new MapOutputId(1, 100, 0, 5), output(4, 10));
+            assertEquals(fallbacks + 1, dev.ferry.shuffle.FerryFallbacks.total());
+            try (BlockBytes block = store.open(1, 100, 1).orElseThrow()) {
+                assertTrue(block.sharedAt().isEmpty());
+            }
+            assertBlock(store, 1, 100, 1, 10);
+            store.close();
+        }
+    }
 }

@@ -4,6 +4,9 @@ import dev.ferry.common.FerryException;
 import dev.ferry.topology.route.Route;
 import dev.ferry.transport.TestBytes;
 import dev.ferry.transport.metrics.RouteCounters;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,5 +87,97 @@ class TestShmBlocks
         FerryException beyond = assertThrows(FerryException.class, () -> reader.read(new ShmBlockHandle(small, 50, 51), ByteBuffer.allocate(51)));
         assertTrue(beyond.getMessage().contains("outside the file's 100 bytes"), beyond.getMessage());
         assertThrows(IllegalArgumentException.class, () -> reader.read(new ShmBlockHandle(small, 0, 100), ByteBuffer.allocate(99)));
+    }
+
+    @Test
+    void aSegmentIsOneOwnerOnlyFileDeletedWhenItsLastReferenceGoes()
+            throws Exception
+    {
+        try (BufferAllocator allocator = new RootAllocator()) {
+            ShmSegment segment = ShmSegment.allocate(allocator, directory, 10_000);
+            Path file = directory.resolve(segment.fileName());
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+            assertEquals(10_000, Files.size(file));
+            assertEquals(10_000, allocator.getAllocatedMemory(), "the mapping is accounted in the allocator");
+            segment.buffer().setBytes(100, TestBytes.direct(7, 5000));
+            ShmBlockHandle handle = segment.handle(100, 5000);
+            assertThrows(IllegalArgumentException.class, () -> segment.handle(9_000, 5000), "outside the segment");
+
+            ArrowBuf slice = segment.buffer().slice(100, 5000);
+            slice.getReferenceManager().retain();
+            segment.buffer().close();
+            assertTrue(Files.exists(file), "a slice still holds the segment");
+            ByteBuffer copy = ByteBuffer.allocateDirect(5000);
+            new ShmBlockReader(directory, new RouteCounters()).read(handle, copy);
+            assertArrayEquals(TestBytes.bytes(7, 5000), TestBytes.toArray(copy.flip()));
+            slice.close();
+            assertTrue(Files.notExists(file), "unmapped and deleted with the last reference");
+            assertEquals(0, allocator.getAllocatedMemory());
+        }
+    }
+
+    @Test
+    void largeBlocksAreMappedSmallOnesCopiedAndAMappingOutlivesTheDeletedFile()
+            throws Exception
+    {
+        RouteCounters counters = new RouteCounters();
+        ShmBlockReader reader = new ShmBlockReader(directory, counters);
+        int large = (int) ShmBlockReader.MAP_MIN_BYTES + 12_345;
+        try (BufferAllocator allocator = new RootAllocator(); ShmBlockWriter writer = new ShmBlockWriter(directory)) {
+            ShmBlockHandle big = writer.publish(TestBytes.direct(3, large));
+            ShmBlockHandle small = writer.publish(TestBytes.direct(5, 1000));
+            ArrowBuf mapped = reader.open(big, allocator);
+            ArrowBuf copied = reader.open(small, allocator);
+            writer.release(big);
+            writer.release(small);
+            assertTrue(Files.notExists(directory.resolve(big.fileName())));
+            byte[] bigBytes = new byte[large];
+            mapped.getBytes(0, bigBytes);
+            assertArrayEquals(TestBytes.bytes(3, large), bigBytes, "the mapping keeps its pages after the peer deleted the file");
+            byte[] smallBytes = new byte[1000];
+            copied.getBytes(0, smallBytes);
+            assertArrayEquals(TestBytes.bytes(5, 1000), smallBytes);
+            mapped.setByte(0, (byte) 99);
+            assertEquals(2, counters.blocks(Route.HOST_SHM));
+            assertTrue(allocator.getAllocatedMemory() >= large + 1000L, "both accounted in the reader's allocator");
+            mapped.close();
+            copied.close();
+            assertEquals(0, allocator.getAllocatedMemory(), "unmapped on release");
+        }
+    }
+
+    @Test
+    void aMappedBlockIsCopyOnWriteAndNeverChangesThePeersFile()
+            throws Exception
+    {
+        int large = (int) ShmBlockReader.MAP_MIN_BYTES;
+        try (BufferAllocator allocator = new RootAllocator(); ShmBlockWriter writer = new ShmBlockWriter(directory)) {
+            ShmBlockHandle handle = writer.publish(TestBytes.direct(9, large));
+            try (ArrowBuf mapped = new ShmBlockReader(directory, new RouteCounters()).open(handle, allocator)) {
+                mapped.setByte(10, (byte) 1);
+            }
+            ByteBuffer again = ByteBuffer.allocateDirect(large);
+            new ShmBlockReader(directory, new RouteCounters()).read(handle, again);
+            assertArrayEquals(TestBytes.bytes(9, large), TestBytes.toArray(again.flip()));
+        }
+    }
+
+    @Test
+    void filesOfProcessesThatExitedAreSweptAndLiveOnesKept()
+            throws Exception
+    {
+        Process exited = new ProcessBuilder("true").start();
+        exited.waitFor();
+        String live = ShmNames.newName();
+        String orphan = "ferry-shm-" + exited.pid() + "-0123456789abcdef0123456789abcdef";
+        String noPid = "ferry-shm-0123456789abcdef0123456789abcdef";
+        for (String name : new String[] {live, orphan, noPid}) {
+            Files.write(directory.resolve(name), new byte[10]);
+        }
+        assertTrue(live.startsWith("ferry-shm-" + ProcessHandle.current().pid() + "-"));
+        assertEquals(1, ShmNames.sweepOrphans(directory));
+        assertTrue(Files.notExists(directory.resolve(orphan)));
+        assertTrue(Files.exists(directory.resolve(live)), "this process's file");
+        assertTrue(Files.exists(directory.resolve(noPid)), "a name without a pid cannot be judged");
     }
 }

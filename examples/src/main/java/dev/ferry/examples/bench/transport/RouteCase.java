@@ -8,11 +8,12 @@ import dev.ferry.topology.route.Route;
 
 /**
  * One route to measure: where the two endpoints sit in which topology file, where the blocks live,
- * and whether it is compared with memcpy (same node) or loopback TCP (across nodes). A route that
- * cannot run in one JVM carries the reason instead.
+ * whether the peer needs a process of its own (CUDA IPC handles open only in another process), and
+ * whether it is compared with memcpy (same node) or loopback TCP (across nodes). A route that
+ * cannot be measured carries the reason instead.
  */
 public record RouteCase(Route route, boolean sameNode, String topology, ExecutorPlace self, ExecutorPlace peer, boolean deviceBlocks, boolean readerDevice,
-        Optional<String> notMeasured)
+        boolean peerProcess, Optional<String> notMeasured)
 {
     private static ExecutorPlace place(String node, String gpu)
     {
@@ -21,17 +22,22 @@ public record RouteCase(Route route, boolean sameNode, String topology, Executor
 
     private static RouteCase measured(Route route, boolean sameNode, String topology, ExecutorPlace self, ExecutorPlace peer, boolean deviceBlocks, boolean readerDevice)
     {
-        return new RouteCase(route, sameNode, topology, self, peer, deviceBlocks, readerDevice, Optional.empty());
+        return new RouteCase(route, sameNode, topology, self, peer, deviceBlocks, readerDevice, false, Optional.empty());
+    }
+
+    /** A same-node GPU route over CUDA IPC: the peer serves from its own JVM, the reader lands blocks on its (simulated) GPU. */
+    private static RouteCase overIpc(Route route, String topology, ExecutorPlace self, ExecutorPlace peer)
+    {
+        return new RouteCase(route, true, topology, self, peer, true, true, true, Optional.empty());
     }
 
     public static List<RouteCase> all()
     {
-        String ipc = "CUDA IPC handles open only in another process; this single-JVM benchmark cannot carry it";
         return List.of(
                 measured(Route.HOST_SHM, true, "pcie-roce-2node", place("pcie-a", "GPU0"), place("pcie-a", "GPU1"), false, false),
                 measured(Route.HOST_STAGED, true, "pcie-roce-2node", place("pcie-a", "GPU0"), place("pcie-a", "GPU1"), true, false),
-                new RouteCase(Route.NVLINK, true, "dgx-h100-ib-2node", null, null, true, true, Optional.of(ipc)),
-                new RouteCase(Route.PCIE_P2P, true, "pcie-roce-2node", null, null, true, true, Optional.of(ipc)),
+                overIpc(Route.NVLINK, "dgx-h100-ib-2node", place("dgx-a", "GPU0"), place("dgx-a", "GPU1")),
+                overIpc(Route.PCIE_P2P, "pcie-roce-2node", place("pcie-a", "GPU0"), place("pcie-a", "GPU1")),
                 measured(Route.TCP, false, "pcie-roce-2node", place("pcie-a", "GPU0"), null, false, false),
                 measured(Route.RDMA, false, "pcie-roce-2node", place("pcie-a", "GPU0"), place("pcie-b", "GPU0"), false, false),
                 measured(Route.RDMA_HOST_STAGED, false, "pcie-roce-2node", place("pcie-a", "GPU0"), place("pcie-b", "GPU0"), true, true),

@@ -22,6 +22,9 @@ import dev.ferry.device.pool.TieredShuffleStore;
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.route.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.store.EncodedMapOutput;
+import dev.ferry.shuffle.store.HostMapOutputStore;
+import dev.ferry.shuffle.store.MapOutputId;
 import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.PeerAddress;
@@ -55,7 +58,8 @@ import org.apache.spark.storage.BlockManagerId;
  * peer's {@link TcpBlockServer} (with shared memory, a simulated NIC and, for device routes, a
  * simulated GPU's {@link TieredShuffleStore}) and this executor's {@link RoutingShuffleTransport},
  * both placed in a topology file so that the route between them is the one being measured.
- * Host blocks are served as slices of one buffer (no copy, like the host store's own slices).
+ * Host blocks are served by a {@link HostMapOutputStore} keeping them in shared memory, as an
+ * executor placed in a topology does.
  */
 final class RouteEndpoints
         implements AutoCloseable
@@ -72,17 +76,16 @@ final class RouteEndpoints
      * @param self this executor's place; {@code peerPlace} the serving peer's
      * @param deviceBlocks whether the peer's blocks live in (simulated) GPU memory
      * @param readerDevice whether this executor has a device runtime to land device routes in
+     * @param peerProcess whether the peer runs in a process of its own ({@link DevicePeerProcess}: the CUDA IPC routes)
      */
-    RouteEndpoints(Path repository, String topology, ExecutorPlace self, ExecutorPlace peerPlace, boolean deviceBlocks, boolean readerDevice, int blocks,
-            int blockBytes, BufferAllocator allocator, Path scratch)
+    RouteEndpoints(Path repository, String topology, ExecutorPlace self, ExecutorPlace peerPlace, boolean deviceBlocks, boolean readerDevice, boolean peerProcess,
+            int blocks, int blockBytes, BufferAllocator allocator, Path scratch)
             throws Exception
     {
         Path shm = Files.createDirectories(scratch.resolve("shm"));
         ArrowBuf hostBlocks = allocator.buffer((long) blocks * blockBytes);
         resources.add(hostBlocks);
-        for (long i = 0; i < (long) blocks * blockBytes; i += 4096) {
-            hostBlocks.setByte(i, (byte) i);
-        }
+        BlockConsumer.fill(hostBlocks.memoryAddress(), (long) blocks * blockBytes, 0);
         Map<ShuffleBlockRef, Long> offsets = new LinkedHashMap<>();
         for (int i = 0; i < blocks; i++) {
             ShuffleBlockRef ref = new ShuffleBlockRef(1, i, 0);
@@ -91,12 +94,13 @@ final class RouteEndpoints
         }
         DeviceRuntime runtime = null;
         TieredShuffleStore store = null;
-        if (deviceBlocks || readerDevice) {
+        boolean localDeviceBlocks = deviceBlocks && !peerProcess;
+        if (localDeviceBlocks || readerDevice) {
             long capacity = (long) blocks * blockBytes + 4L * blockBytes + (64L << 20);
             runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", Long.toString(capacity))));
             resources.add(0, runtime);
         }
-        if (deviceBlocks) {
+        if (localDeviceBlocks) {
             DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 0, (long) blocks * blockBytes + blockBytes, 100);
             store = new TieredShuffleStore(runtime, 0, pool, (long) blocks * blockBytes, new LocalSpillDirectory(scratch.resolve("spill"), 0));
             resources.add(0, pool);
@@ -106,6 +110,15 @@ final class RouteEndpoints
             }
         }
         TieredShuffleStore deviceStore = store;
+        // Host blocks live where an executor with a topology keeps them: its host map output store, in shared memory.
+        HostMapOutputStore hostStore = new HostMapOutputStore(allocator.newChildAllocator("bench-map-outputs", 0, Long.MAX_VALUE), (long) blocks * blockBytes,
+                scratch.resolve("host-spill"), Optional.of(shm));
+        resources.add(0, hostStore);
+        if (!deviceBlocks) {
+            for (ShuffleBlockRef ref : refs) {
+                hostStore.commit(new MapOutputId(ref.shuffleId(), ref.mapId(), (int) ref.mapId(), 0), oneBlock(hostBlocks, offsets.get(ref), blockBytes));
+            }
+        }
         BlockSource source = ref -> {
             Long offset = offsets.get(ref);
             if (offset == null) {
@@ -118,8 +131,7 @@ final class RouteEndpoints
                 buffer.setBytes(0, staged);
                 return Optional.of(new BlockBytes(buffer, blockBytes));
             }
-            hostBlocks.getReferenceManager().retain();
-            return Optional.of(new BlockBytes(hostBlocks.slice(offset, blockBytes), blockBytes));
+            return hostStore.open(ref.shuffleId(), ref.mapId(), ref.reduceId());
         };
         DeviceRuntime deviceRuntime = runtime;
         DeviceBlockSource devicePath = store == null ? null : new DeviceBlockSource()
@@ -142,12 +154,21 @@ final class RouteEndpoints
         VerbsBlocks readerNic = new VerbsBlocks(provider.openLoopbackDevice("bench_reader", VERBS), VERBS, 1 << 20, Duration.ofSeconds(30));
         // A stream (TCP) block travels as one frame: let a whole block through.
         long maxFrameBytes = Math.max(16L << 20, blockBytes + (1L << 20));
-        ShmBlockWriter writer = new ShmBlockWriter(shm);
-        TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, maxFrameBytes, writer, serverNic,
-                TcpAuth.none(), devicePath);
         resources.add(0, serverNic);
-        resources.add(0, writer);
-        resources.add(0, server);
+        int port;
+        if (peerProcess) {
+            PeerProcess child = new PeerProcess(blocks, blockBytes, shm);
+            resources.add(0, child);
+            port = child.port();
+        }
+        else {
+            ShmBlockWriter writer = new ShmBlockWriter(shm);
+            TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, maxFrameBytes, writer, serverNic,
+                    TcpAuth.none(), devicePath);
+            resources.add(0, writer);
+            resources.add(0, server);
+            port = server.port();
+        }
         ClusterTopology cluster = TopologyFileReader.load(repository.resolve("examples/topologies").resolve(topology + ".json"));
         RouteCounters counters = new RouteCounters();
         Optional<DeviceLanding> landing = Optional.empty();
@@ -161,9 +182,34 @@ final class RouteEndpoints
                 new ShmBlockReader(shm, counters), Optional.of(readerNic), "", counters, new PeerRouteLog(), landing);
         resources.add(0, reader);
         // No place: the peer announced none, so the stream transport (TCP) carries its blocks.
-        BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply("bench-peer", "localhost", 7000, scala.Option.empty()), server.port(),
+        BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply("bench-peer", "localhost", 7000, scala.Option.empty()), port,
                 Optional.ofNullable(peerPlace), deviceBlocks);
         peer = PeerEndpoints.tcpPeer(location).orElseThrow();
+    }
+
+    /** A map output of one block: {@code length} bytes of {@code source} from {@code offset}. */
+    private static EncodedMapOutput oneBlock(ArrowBuf source, long offset, int length)
+    {
+        return new EncodedMapOutput()
+        {
+            @Override
+            public int partitions()
+            {
+                return 1;
+            }
+
+            @Override
+            public long blockLength(int partition)
+            {
+                return length;
+            }
+
+            @Override
+            public void writeBlock(int partition, ByteBuffer target)
+            {
+                target.put(source.nioBuffer(offset, length));
+            }
+        };
     }
 
     private static StoredBlock stored(ShuffleBlockRef ref)
@@ -176,16 +222,34 @@ final class RouteEndpoints
         return reader.choose(peer);
     }
 
-    /** One fetch of every block; returns the route that carried them and checks their length. */
-    Route fetchAll(BufferAllocator allocator, long expectedBytes)
+    /** How long one fetch of every block took, alone and with the reader's pass over the bytes, and the route that carried them. */
+    record Fetch(Route carried, long fetchNanos, long totalNanos)
+    {
+    }
+
+    /** One fetch of every block, then one read of every fetched byte ({@link BlockConsumer}, which checks the pattern); checks their length. */
+    Fetch fetchAll(BufferAllocator allocator, long expectedBytes)
             throws IOException
     {
+        long start = System.nanoTime();
         try (var fetched = reader.fetch(peer, refs, allocator)) {
-            long bytes = fetched.blocks().stream().mapToLong(BlockBytes::length).sum();
+            long fetchedAt = System.nanoTime();
+            long bytes = 0;
+            long checksum = 0;
+            for (int index = 0; index < fetched.blocks().size(); index++) {
+                BlockBytes block = fetched.blocks().get(index);
+                checksum += BlockConsumer.consume(block.buffer().memoryAddress(), block.length(), (long) index * block.length());
+                bytes += block.length();
+            }
+            long end = System.nanoTime();
             if (bytes != expectedBytes) {
                 throw new IOException("Fetched " + bytes + " bytes, expected " + expectedBytes);
             }
-            return Route.valueOf(fetched.routeOf(0));
+            if (checksum == 42) {
+                // Keeps the JIT from dropping the reads; never true for the pattern.
+                System.out.print("");
+            }
+            return new Fetch(Route.valueOf(fetched.routeOf(0)), fetchedAt - start, end - start);
         }
     }
 

@@ -222,6 +222,14 @@ public final class RoutingShuffleTransport
         return fetched;
     }
 
+    /** Closes the stream connections to the departed executor and drops its route choice (a later executor may reuse the id elsewhere). */
+    @Override
+    public int peerLeft(String executorId)
+    {
+        choices.keySet().removeIf(key -> key.startsWith(executorId + "@"));
+        return stream.closeConnectionsTo(executorId);
+    }
+
     @Override
     public void close()
     {

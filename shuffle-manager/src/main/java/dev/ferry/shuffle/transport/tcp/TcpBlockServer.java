@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,7 +18,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
+import dev.ferry.device.DeviceStream;
 import dev.ferry.device.IpcHandle;
 import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.store.BlockBytes;
@@ -77,6 +80,10 @@ public final class TcpBlockServer
     private final ExecutorService threads;
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger accepted = new AtomicInteger();
+    private final AtomicLong publishedCopies = new AtomicLong();
+    private static final int STAGING_BYTES = 1 << 20;
+    // One staging buffer per serving thread (a connection is served by one thread at a time), reused for every staged block.
+    private static final ThreadLocal<ByteBuffer> STAGING = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(STAGING_BYTES));
     private volatile boolean closed;
 
     /** Binds at once ({@code port} 0: any free port) on {@code bindAddress}, null meaning every interface. */
@@ -150,6 +157,12 @@ public final class TcpBlockServer
         return accepted.get();
     }
 
+    /** HOST_SHM / HOST_STAGED blocks copied into a file of their own, because the store did not hold them in shared memory. */
+    public long publishedCopies()
+    {
+        return publishedCopies.get();
+    }
+
     /** Connections open now. */
     public int openConnections()
     {
@@ -178,6 +191,7 @@ public final class TcpBlockServer
     private void serve(Socket socket)
     {
         List<ShmBlockHandle> published = new ArrayList<>();
+        List<BlockBytes> shared = new ArrayList<>();
         List<VerbsBlocks.Exported> exported = new ArrayList<>();
         List<BlockLease> lent = new ArrayList<>();
         try (socket) {
@@ -200,16 +214,17 @@ public final class TcpBlockServer
                     return;
                 }
                 release(published);
+                closeAll(shared);
                 deregister(exported);
                 returnLeases(lent);
                 if (message instanceof IpcFetchRequest && deviceBlocks != null && shmWriter != null) {
-                    answerIpc(((IpcFetchRequest) message).blocks(), writer, published, lent);
+                    answerIpc(((IpcFetchRequest) message).blocks(), writer, published, shared, lent);
                 }
                 else if (message instanceof GpuRdmaFetchRequest && deviceBlocks != null && verbs != null) {
                     answerGpuRdma(((GpuRdmaFetchRequest) message).blocks(), writer, exported);
                 }
                 else if (message instanceof ShmFetchRequest && shmWriter != null) {
-                    answerShm(((ShmFetchRequest) message).blocks(), writer, published);
+                    answerShm(((ShmFetchRequest) message).blocks(), writer, published, shared);
                 }
                 else if (message instanceof RdmaFetchRequest && verbs != null) {
                     answerRdma(((RdmaFetchRequest) message).blocks(), writer, exported);
@@ -234,24 +249,63 @@ public final class TcpBlockServer
         }
         finally {
             release(published);
+            closeAll(shared);
             deregister(exported);
             returnLeases(lent);
             connections.remove(socket);
         }
     }
 
-    private void answerShm(FetchRequest request, FrameWriter writer, List<ShmBlockHandle> published)
+    private void answerShm(FetchRequest request, FrameWriter writer, List<ShmBlockHandle> published, List<BlockBytes> shared)
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
+            Optional<BlockLease> lease = deviceBlocks == null ? Optional.empty() : borrow(request.ref(index));
+            if (lease.isPresent()) {
+                try (BlockLease borrowed = lease.get()) {
+                    stageShm(request, index, borrowed, writer, published);
+                }
+                continue;
+            }
             Optional<BlockBytes> block = openOrFail(request, index, writer);
             if (block.isPresent()) {
-                publishShm(request, index, block.get(), writer, published);
+                publishShm(request, index, block.get(), writer, published, shared);
             }
         }
     }
 
-    private void publishShm(FetchRequest request, int index, BlockBytes block, FrameWriter writer, List<ShmBlockHandle> published)
+    /**
+     * HOST_STAGED: a block in GPU memory is copied out chunk by chunk through this connection's
+     * reused staging buffer straight into its shared-memory file, one copy of the block on this
+     * side (not a copy into a host buffer of the block's size, then another into the file).
+     */
+    private void stageShm(FetchRequest request, int index, BlockLease lease, FrameWriter writer, List<ShmBlockHandle> published)
+            throws IOException
+    {
+        if (lease.length() == 0) {
+            writer.write(new BlockResponse(request.requestId(), index, 0), null);
+            return;
+        }
+        ShmBlockHandle handle;
+        try (DeviceStream stream = deviceBlocks.runtime().newStream(lease.buffer().location().device())) {
+            // A copy into a Java buffer is complete when copyToHost returns, so the chunk can be written at once.
+            handle = shmWriter.publish(lease.length(), STAGING.get(), (offset, chunk) -> stream.copyToHost(lease.buffer(), offset, chunk));
+        }
+        catch (RuntimeException e) {
+            writer.write(new FetchFailure(request.requestId(), index, "Cannot stage " + request.ref(index) + " from GPU memory into shared memory: " + e.getMessage()));
+            return;
+        }
+        published.add(handle);
+        writer.write(new ShmBlockResponse(request.requestId(), index, handle.toBytes()));
+    }
+
+    /**
+     * A block the store keeps in shared memory is answered with its place there, and this
+     * connection holds the block (so the store cannot delete the file) until the peer's next
+     * request or the connection's close; by then the peer has mapped or copied it. Any other block
+     * (spilled to disk, or staged from a GPU) is copied into a file of its own first.
+     */
+    private void publishShm(FetchRequest request, int index, BlockBytes block, FrameWriter writer, List<ShmBlockHandle> published, List<BlockBytes> shared)
             throws IOException
     {
         if (block.length() == 0) {
@@ -260,6 +314,12 @@ public final class TcpBlockServer
             writer.write(new BlockResponse(request.requestId(), index, 0), null);
             return;
         }
+        if (block.sharedAt().isPresent()) {
+            shared.add(block);
+            writer.write(new ShmBlockResponse(request.requestId(), index, block.sharedAt().get().toBytes()));
+            return;
+        }
+        publishedCopies.incrementAndGet();
         ShmBlockHandle handle;
         try (BlockBytes bytes = block) {
             handle = shmWriter.publish(bytes.buffer().nioBuffer(0, Math.toIntExact(bytes.length())));
@@ -273,7 +333,7 @@ public final class TcpBlockServer
     }
 
     /** NVLINK / PCIE_P2P: the borrowed block's IPC handle; a spilled block through shared memory (HOST_STAGED). */
-    private void answerIpc(FetchRequest request, FrameWriter writer, List<ShmBlockHandle> published, List<BlockLease> lent)
+    private void answerIpc(FetchRequest request, FrameWriter writer, List<ShmBlockHandle> published, List<BlockBytes> shared, List<BlockLease> lent)
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
@@ -296,7 +356,7 @@ public final class TcpBlockServer
             }
             Optional<BlockBytes> block = openOrFail(request, index, writer);
             if (block.isPresent()) {
-                publishShm(request, index, block.get(), writer, published);
+                publishShm(request, index, block.get(), writer, published, shared);
             }
         }
     }
@@ -354,6 +414,12 @@ public final class TcpBlockServer
             writer.write(new FetchFailure(request.requestId(), index, "No map output for " + request.ref(index) + " on this executor"));
         }
         return block;
+    }
+
+    private static void closeAll(List<BlockBytes> blocks)
+    {
+        blocks.forEach(BlockBytes::close);
+        blocks.clear();
     }
 
     private static void returnLeases(List<BlockLease> lent)

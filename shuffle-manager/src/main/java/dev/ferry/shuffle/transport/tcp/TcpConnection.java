@@ -344,12 +344,12 @@ final class TcpConnection
     private BlockBytes readShm(ShuffleBlockRef block, ShmBlockHandle handle, BufferAllocator allocator, ShmBlockReader shm)
             throws IOException
     {
-        ArrowBuf body = allocator.buffer(Math.max(handle.length(), 1));
+        ArrowBuf body;
         try {
-            shm.read(handle, body.nioBuffer(0, Math.toIntExact(handle.length())));
+            // Mapped from the peer's file (or copied, for a small block); ours to release.
+            body = shm.open(handle, allocator);
         }
         catch (RuntimeException e) {
-            body.close();
             throw new IOException("Reading " + block + " from " + peer + " in shared memory: " + e.getMessage(), e);
         }
         return new BlockBytes(body, handle.length());

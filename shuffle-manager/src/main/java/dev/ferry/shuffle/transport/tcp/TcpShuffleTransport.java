@@ -268,6 +268,12 @@ public final class TcpShuffleTransport
         return count;
     }
 
+    @Override
+    public int peerLeft(String executorId)
+    {
+        return closeConnectionsTo(executorId);
+    }
+
     /** Connections this transport opened so far (for reuse checks). */
     public long connectionsOpened()
     {

@@ -21,6 +21,9 @@ import dev.ferry.device.pool.TieredShuffleStore;
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.route.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.store.EncodedMapOutput;
+import dev.ferry.shuffle.store.HostMapOutputStore;
+import dev.ferry.shuffle.store.MapOutputId;
 import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.FetchedBlocks;
@@ -274,6 +277,73 @@ class TestRoutingShuffleTransport
     private static StoredBlock stored(ShuffleBlockRef ref)
     {
         return new StoredBlock(ref.shuffleId(), ref.mapId(), ref.reduceId(), 0, ref.mapId());
+    }
+
+    /**
+     * A peer whose host store keeps map outputs in shared memory answers HOST_SHM with their place
+     * there (no copy into a file per fetch); the reader maps large blocks and copies small ones,
+     * and the bytes are the store's. When the peer leaves, its pooled connection is closed and its
+     * route forgotten.
+     */
+    @Test
+    void blocksStoredInSharedMemoryAreServedWithoutACopyAndADepartedPeerIsDropped()
+            throws Exception
+    {
+        ClusterTopology roce = topology("pcie-roce-2node");
+        RouteCounters counters = new RouteCounters();
+        byte[] large = pattern((int) ShmBlockReader.MAP_MIN_BYTES * 3, 5);
+        byte[] small = pattern(1000, 6);
+        try (HostMapOutputStore store = new HostMapOutputStore(allocator.newChildAllocator("peer-store", 0, Long.MAX_VALUE), 64 << 20, shmDirectory.resolve("spill"),
+                Optional.of(shmDirectory));
+                TcpBlockServer server = new TcpBlockServer(ref -> store.open(ref.shuffleId(), ref.mapId(), ref.reduceId()), LOOPBACK, 0, 16 << 20,
+                        new ShmBlockWriter(shmDirectory));
+                RoutingShuffleTransport routing = transport(roce, place("pcie-a", "GPU0"), Optional.empty(), counters)) {
+            store.commit(new MapOutputId(4, 40, 0, 1), new EncodedMapOutput()
+            {
+                @Override
+                public int partitions()
+                {
+                    return 2;
+                }
+
+                @Override
+                public long blockLength(int partition)
+                {
+                    return partition == 0 ? small.length : large.length;
+                }
+
+                @Override
+                public void writeBlock(int partition, ByteBuffer target)
+                {
+                    target.duplicate().put(partition == 0 ? small : large);
+                }
+            });
+            PeerAddress peer = peer("7", server.port(), place("pcie-a", "GPU1"), false);
+            List<ShuffleBlockRef> refs = List.of(new ShuffleBlockRef(4, 40, 0), new ShuffleBlockRef(4, 40, 1));
+            try (FetchedBlocks fetched = routing.fetch(peer, refs, allocator)) {
+                assertEquals("HOST_SHM", fetched.route());
+                byte[] first = new byte[small.length];
+                fetched.blocks().get(0).buffer().getBytes(0, first);
+                assertArrayEquals(small, first);
+                byte[] second = new byte[large.length];
+                fetched.blocks().get(1).buffer().getBytes(0, second);
+                assertArrayEquals(large, second);
+            }
+            assertEquals(0, server.publishedCopies(), "served from the store's shared memory, not copied into a file per fetch");
+            assertEquals(small.length + large.length, counters.bytes(Route.HOST_SHM));
+            assertEquals(1, server.openConnections());
+
+            assertEquals(1, routing.peerLeft("7"), "the departed peer's pooled connection");
+            assertEquals(0, routing.peerLeft("7"), "nothing left to close the second time");
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (server.openConnections() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(0, server.openConnections(), "the peer saw the connection close");
+        }
+        try (Stream files = new Stream(shmDirectory)) {
+            assertEquals(0, files.count(), "the output's shared-memory file went with the store");
+        }
     }
 
     private static byte[] pattern(int length, int seed)
