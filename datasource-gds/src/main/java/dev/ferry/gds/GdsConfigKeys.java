@@ -40,6 +40,10 @@ public final class GdsConfigKeys
     public static final ConfigKey<Boolean> PAGE_INDEX_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.pageIndexPushdown", true,
             "With filter pushdown on, also skip pages whose column-index min/max prove the pushed filters false, reading only the "
                     + "row ranges that may match (files with column and offset indexes only). Spark re-applies every filter either way.");
+    public static final ConfigKey<Boolean> ROW_FILTER = ConfigKey.bool("spark.ferry.gds.rowFilter", true,
+            "With filter pushdown on, evaluate the pushed filters on every decoded batch and hand Spark only the rows that may match "
+                    + "(comparisons, IN, null tests, prefixes, AND/OR/NOT on integer, date, floating, boolean and binary-collation string "
+                    + "columns; others keep every row). Spark re-applies every filter either way.");
 
     @Override
     public String section()
@@ -51,6 +55,6 @@ public final class GdsConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(ROUTE, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, PREFETCH_ROW_GROUPS, FILTER_PUSHDOWN,
-                FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN);
+                FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN, ROW_FILTER);
     }
 }

@@ -132,11 +132,7 @@ public final class ColumnChunkDecoder
     /** Decodes the next {@code rows} rows into a new vector from {@code allocator}; the caller owns it. */
     public FieldVector decode(int rows, BufferAllocator allocator, String timeZone, String file)
     {
-        if (arrowField == null || !timeZone.equals(arrowTimeZone)) {
-            arrowField = ArrowUtils.toArrowField(field.name(), field.dataType(), field.nullable(), timeZone, false, Metadata.empty());
-            arrowTimeZone = timeZone;
-        }
-        FieldVector vector = arrowField.createVector(allocator);
+        FieldVector vector = arrowField(timeZone).createVector(allocator);
         try {
             if (flat != null) {
                 flat.target().bind(vector, rows);
@@ -170,6 +166,47 @@ public final class ColumnChunkDecoder
             vector.close();
             throw e;
         }
+    }
+
+    /** Whether this row group's column takes the flat path, which can decode only selected rows ({@link #decodeSelected}). */
+    public boolean canDecodeSelected()
+    {
+        return flat != null;
+    }
+
+    /**
+     * Late materialization: moves past the next {@code rows} rows but decodes only rows
+     * {@code selected[0..count)} (ascending, relative to these rows) into a new vector of
+     * {@code count} values. Needs {@link #canDecodeSelected}.
+     */
+    public FieldVector decodeSelected(int rows, int[] selected, int count, BufferAllocator allocator, String timeZone, String file)
+    {
+        if (flat == null) {
+            throw new IllegalStateException("column " + field.name() + " does not take the flat path");
+        }
+        FieldVector vector = arrowField(timeZone).createVector(allocator);
+        try {
+            flat.target().bind(vector, count);
+            int read = flat.read(rows, selected, count);
+            if (read != rows) {
+                throw new CorruptParquetException(file, "column " + field.name() + " ends after " + read + " of " + rows
+                        + " rows in this batch: fewer values than the row group's row count");
+            }
+            return vector;
+        }
+        catch (RuntimeException e) {
+            vector.close();
+            throw e;
+        }
+    }
+
+    private Field arrowField(String timeZone)
+    {
+        if (arrowField == null || !timeZone.equals(arrowTimeZone)) {
+            arrowField = ArrowUtils.toArrowField(field.name(), field.dataType(), field.nullable(), timeZone, false, Metadata.empty());
+            arrowTimeZone = timeZone;
+        }
+        return arrowField;
     }
 
     /** The column's leaf paths, for error messages. */

@@ -147,8 +147,19 @@ final class FlatLeafReader
     /** Reads {@code rows} values into slots 0..rows-1 of the bound vector, returning how many the chunk had. */
     int read(int rows)
     {
+        return read(rows, null, rows);
+    }
+
+    /**
+     * Reads past the next {@code rows} rows but writes only the rows {@code selected[0..selectedCount)}
+     * (ascending, relative to these rows) into slots 0..selectedCount-1 of the bound vector, or every
+     * row when {@code selected} is null. Returns how many rows the chunk had.
+     */
+    int read(int rows, int[] selected, int selectedCount)
+    {
         dataEnd = 0;
         int done = 0;
+        int nextSelected = 0;
         while (done < rows) {
             if (pageCursor == pageValues && !nextPage()) {
                 break;
@@ -169,6 +180,17 @@ final class FlatLeafReader
                 }
                 count = (int) Math.min(count, rangeTo[rangeIndex] - row + 1);
             }
+            if (selected != null) {
+                int end = nextSelected;
+                while (end < selectedCount && selected[end] < done + count) {
+                    end++;
+                }
+                selective(done, count, selected, nextSelected, end);
+                nextSelected = end;
+                pageCursor += count;
+                done += count;
+                continue;
+            }
             switch (mode) {
                 case PLAIN:
                     plain(done, count);
@@ -186,15 +208,316 @@ final class FlatLeafReader
             pageCursor += count;
             done += count;
         }
+        int written = selected == null ? done : nextSelected;
         if (kind == FlatTarget.Kind.VARBYTES) {
             BaseVariableWidthVector vector = (BaseVariableWidthVector) target.vector;
             flushStage(vector);
-            if (done > 0) {
-                vector.setLastSet(done - 1);
+            if (written > 0) {
+                vector.setLastSet(written - 1);
             }
         }
-        target.vector.setValueCount(done);
+        target.vector.setValueCount(written);
         return done;
+    }
+
+    /**
+     * Late materialization: walks the values of rows firstRow..firstRow+count-1 of the batch (the next
+     * {@code count} of the page) and writes only those at {@code selected[from..to)}, each into slot
+     * equal to its index in {@code selected}. One loop for every encoding and type, with a test per
+     * row: it runs on the columns a pushed filter already thinned, where most rows are passed over.
+     */
+    private void selective(int firstRow, int count, int[] selected, int from, int to)
+    {
+        if (!pageHasNulls && mode != Mode.READER && !(mode == Mode.PLAIN && kind == FlatTarget.Kind.VARBYTES)) {
+            gatherDense(firstRow, count, selected, from, to);
+            return;
+        }
+        long data = target.vector.getDataBufferAddress();
+        long validity = target.vector.getValidityBufferAddress();
+        long offsets = kind == FlatTarget.Kind.VARBYTES ? ((BaseVariableWidthVector) target.vector).getOffsetBufferAddress() : 0;
+        byte[] page = mode == Mode.PLAIN && kind != FlatTarget.Kind.BOOL ? values.array() : null;
+        int position = page == null ? 0 : values.arrayOffset() + values.position();
+        int limit = page == null ? 0 : values.arrayOffset() + values.limit();
+        int cursor = valueCursor;
+        int slot = from;
+        int wanted = slot < to ? selected[slot] - firstRow : count;
+        for (int index = 0; index < count; index++) {
+            boolean write = index == wanted;
+            boolean present = !pageHasNulls || definitions[pageCursor + index] != 0;
+            if (present) {
+                switch (mode) {
+                    case PLAIN:
+                        position = plainValue(page, position, limit, write, data, slot);
+                        break;
+                    case DICTIONARY:
+                        if (write) {
+                            dictionaryValue(indexes[cursor], data, slot);
+                        }
+                        cursor++;
+                        break;
+                    case RLE_BOOLEANS:
+                        if (write && indexes[cursor] != 0) {
+                            setBit(data, slot);
+                        }
+                        cursor++;
+                        break;
+                    case READER:
+                        readerValue(write, data, slot);
+                        break;
+                }
+            }
+            if (write) {
+                if (present) {
+                    setBit(validity, slot);
+                }
+                if (offsets != 0) {
+                    MemoryUtil.putInt(offsets + (long) (slot + 1) * 4, dataEnd);
+                }
+                slot++;
+                wanted = slot < to ? selected[slot] - firstRow : count;
+            }
+        }
+        valueCursor = cursor;
+        if (page != null) {
+            values.position(position - values.arrayOffset());
+        }
+    }
+
+    /**
+     * {@link #selective} for a page without nulls whose values can be addressed by row (fixed-width
+     * PLAIN values, dictionary indexes, RLE booleans): each selected row's value is fetched directly,
+     * so the cost follows the selected rows, not the page's.
+     */
+    private void gatherDense(int firstRow, int count, int[] selected, int from, int to)
+    {
+        long data = target.vector.getDataBufferAddress();
+        if (mode == Mode.DICTIONARY || mode == Mode.RLE_BOOLEANS) {
+            int[] ids = indexes;
+            int base = valueCursor - firstRow;
+            switch (mode == Mode.RLE_BOOLEANS ? FlatTarget.Kind.BOOL : kind) {
+                case FIXED4: {
+                    int[] dictionaryValues = type == PrimitiveTypeName.FLOAT ? floatBits() : dictionaryInts;
+                    for (int slot = from; slot < to; slot++) {
+                        MemoryUtil.putInt(data + (long) slot * 4, dictionaryValues[ids[base + selected[slot]]]);
+                    }
+                    break;
+                }
+                case FIXED8:
+                case INT96: {
+                    long[] dictionaryValues = type == PrimitiveTypeName.DOUBLE ? doubleBits() : dictionaryLongs;
+                    for (int slot = from; slot < to; slot++) {
+                        MemoryUtil.putLong(data + (long) slot * 8, dictionaryValues[ids[base + selected[slot]]]);
+                    }
+                    break;
+                }
+                case VARBYTES: {
+                    long offsets = ((BaseVariableWidthVector) target.vector).getOffsetBufferAddress();
+                    byte[][] dictionaryValues = dictionaryBytes;
+                    for (int slot = from; slot < to; slot++) {
+                        byte[] bytes = dictionaryValues[ids[base + selected[slot]]];
+                        stage(bytes, 0, bytes.length);
+                        MemoryUtil.putInt(offsets + (long) (slot + 1) * 4, dataEnd);
+                    }
+                    break;
+                }
+                case DECIMAL:
+                    for (int slot = from; slot < to; slot++) {
+                        int id = ids[base + selected[slot]];
+                        putDecimal(data, slot, type == PrimitiveTypeName.INT32 ? dictionaryInts[id] : dictionaryLongs[id]);
+                    }
+                    break;
+                case BOOL:
+                    if (mode != Mode.RLE_BOOLEANS) {
+                        throw new IllegalStateException("dictionary-encoded booleans");
+                    }
+                    for (int slot = from; slot < to; slot++) {
+                        if (ids[base + selected[slot]] != 0) {
+                            setBit(data, slot);
+                        }
+                    }
+                    break;
+            }
+            valueCursor += count;
+        }
+        else if (kind == FlatTarget.Kind.BOOL) {
+            byte[] bytes = values.array();
+            int start = values.arrayOffset() + values.position();
+            for (int slot = from; slot < to; slot++) {
+                long bit = booleanBit + selected[slot] - firstRow;
+                if (((bytes[start + (int) (bit >>> 3)] >>> (bit & 7)) & 1) != 0) {
+                    setBit(data, slot);
+                }
+            }
+            booleanBit += count;
+        }
+        else {
+            int width = kind == FlatTarget.Kind.INT96 ? 12
+                    : type == PrimitiveTypeName.INT32 || type == PrimitiveTypeName.FLOAT ? 4 : 8;
+            long bytes = (long) count * width;
+            if (bytes > values.remaining()) {
+                throw new IllegalStateException(bytes + " value bytes wanted, " + values.remaining() + " left in the page");
+            }
+            byte[] page = values.array();
+            int base = values.arrayOffset() + values.position() - firstRow * width;
+            for (int slot = from; slot < to; slot++) {
+                int position = base + selected[slot] * width;
+                switch (kind) {
+                    case FIXED4:
+                        MemoryUtil.putInt(data + (long) slot * 4, (int) LITTLE_ENDIAN_INTS.get(page, position));
+                        break;
+                    case FIXED8:
+                        MemoryUtil.putLong(data + (long) slot * 8, (long) LITTLE_ENDIAN_LONGS.get(page, position));
+                        break;
+                    case INT96:
+                        MemoryUtil.putLong(data + (long) slot * 8, int96Micros((long) LITTLE_ENDIAN_LONGS.get(page, position), (int) LITTLE_ENDIAN_INTS.get(page, position + 8)));
+                        break;
+                    case DECIMAL:
+                        putDecimal(data, slot, width == 4 ? (int) LITTLE_ENDIAN_INTS.get(page, position) : (long) LITTLE_ENDIAN_LONGS.get(page, position));
+                        break;
+                    default:
+                        throw new IllegalStateException("No direct gather for " + kind);
+                }
+            }
+            values.position(values.position() + (int) bytes);
+        }
+        if (to > from) {
+            setBits(target.vector.getValidityBufferAddress(), from, to - from);
+        }
+    }
+
+    // One PLAIN value at `position` of the page (booleans: the next bit), written to `slot` when `write`; returns the next position.
+    private int plainValue(byte[] page, int position, int limit, boolean write, long data, int slot)
+    {
+        switch (kind) {
+            case BOOL: {
+                long bit = booleanBit++;
+                if (write) {
+                    int base = values.arrayOffset() + values.position();
+                    if (((values.array()[base + (int) (bit >>> 3)] >>> (bit & 7)) & 1) != 0) {
+                        setBit(data, slot);
+                    }
+                }
+                return position;
+            }
+            case FIXED4:
+                checkLeft(limit - position, 4);
+                if (write) {
+                    MemoryUtil.putInt(data + (long) slot * 4, (int) LITTLE_ENDIAN_INTS.get(page, position));
+                }
+                return position + 4;
+            case FIXED8:
+                checkLeft(limit - position, 8);
+                if (write) {
+                    MemoryUtil.putLong(data + (long) slot * 8, (long) LITTLE_ENDIAN_LONGS.get(page, position));
+                }
+                return position + 8;
+            case INT96:
+                checkLeft(limit - position, 12);
+                if (write) {
+                    MemoryUtil.putLong(data + (long) slot * 8, int96Micros((long) LITTLE_ENDIAN_LONGS.get(page, position), (int) LITTLE_ENDIAN_INTS.get(page, position + 8)));
+                }
+                return position + 12;
+            case DECIMAL: {
+                int width = type == PrimitiveTypeName.INT32 ? 4 : 8;
+                checkLeft(limit - position, width);
+                if (write) {
+                    putDecimal(data, slot, width == 4 ? (int) LITTLE_ENDIAN_INTS.get(page, position) : (long) LITTLE_ENDIAN_LONGS.get(page, position));
+                }
+                return position + width;
+            }
+            case VARBYTES: {
+                checkLeft(limit - position, 4);
+                int length = (int) LITTLE_ENDIAN_INTS.get(page, position);
+                position += 4;
+                if (length < 0 || length > limit - position) {
+                    throw new IllegalStateException("byte array of length " + length + " with " + (limit - position) + " bytes left in the page");
+                }
+                if (write) {
+                    stage(page, position, length);
+                }
+                return position + length;
+            }
+        }
+        throw new IllegalStateException("Unknown kind " + kind);
+    }
+
+    private static void checkLeft(int left, int width)
+    {
+        if (left < width) {
+            throw new IllegalStateException("value of " + width + " bytes cut off with " + left + " bytes left in the page");
+        }
+    }
+
+    // The dictionary entry `id` written to `slot`.
+    private void dictionaryValue(int id, long data, int slot)
+    {
+        switch (kind) {
+            case FIXED4:
+                MemoryUtil.putInt(data + (long) slot * 4, type == PrimitiveTypeName.FLOAT ? floatBits()[id] : dictionaryInts[id]);
+                return;
+            case FIXED8:
+            case INT96:
+                MemoryUtil.putLong(data + (long) slot * 8, type == PrimitiveTypeName.DOUBLE ? doubleBits()[id] : dictionaryLongs[id]);
+                return;
+            case VARBYTES: {
+                byte[] bytes = dictionaryBytes[id];
+                stage(bytes, 0, bytes.length);
+                return;
+            }
+            case DECIMAL:
+                putDecimal(data, slot, type == PrimitiveTypeName.INT32 ? dictionaryInts[id] : dictionaryLongs[id]);
+                return;
+            case BOOL:
+                throw new IllegalStateException("dictionary-encoded booleans");
+        }
+    }
+
+    // The next value of parquet-mr's values reader, written to `slot` when `write` (read either way: the reader has no cheaper skip for all encodings).
+    private void readerValue(boolean write, long data, int slot)
+    {
+        ValuesReader reader = valuesReader;
+        switch (kind) {
+            case FIXED4: {
+                int value = type == PrimitiveTypeName.FLOAT ? Float.floatToRawIntBits(reader.readFloat()) : reader.readInteger();
+                if (write) {
+                    MemoryUtil.putInt(data + (long) slot * 4, value);
+                }
+                return;
+            }
+            case FIXED8: {
+                long value = type == PrimitiveTypeName.DOUBLE ? Double.doubleToRawLongBits(reader.readDouble()) : reader.readLong();
+                if (write) {
+                    MemoryUtil.putLong(data + (long) slot * 8, value);
+                }
+                return;
+            }
+            case INT96: {
+                Binary value = reader.readBytes();
+                if (write) {
+                    MemoryUtil.putLong(data + (long) slot * 8, int96Micros(value));
+                }
+                return;
+            }
+            case BOOL:
+                if (reader.readBoolean() && write) {
+                    setBit(data, slot);
+                }
+                return;
+            case VARBYTES: {
+                Binary value = reader.readBytes();
+                if (write) {
+                    stage(value.getBytesUnsafe(), 0, value.length());
+                }
+                return;
+            }
+            case DECIMAL: {
+                long value = type == PrimitiveTypeName.INT32 ? reader.readInteger() : reader.readLong();
+                if (write) {
+                    putDecimal(data, slot, value);
+                }
+                return;
+            }
+        }
     }
 
     FlatTarget target()

@@ -25,6 +25,7 @@ public enum GdsMetric
     ROW_GROUPS_SKIPPED("rowGroupsSkipped", "row groups skipped by statistics", RowGroupsSkippedMetric::new),
     PAGES_SKIPPED("pagesSkipped", "pages skipped by column-index min/max (page-index pushdown)", PagesSkippedMetric::new),
     PAGE_INDEX_FALLBACKS("pageIndexFallbacks", "row groups with pushed filters and page indexes read whole because a column cannot skip rows", PageIndexFallbacksMetric::new),
+    ROWS_FILTERED("rowsFiltered", "rows the pushed filters rejected inside the scan (Spark re-applies them to the rest)", RowsFilteredMetric::new),
     FILES_PRUNED("filesPruned", "files skipped by partition filters", FilesPrunedMetric::new),
     FILES_SKIPPED("filesSkipped", "files skipped (ignoreCorruptFiles, ignoreMissingFiles)", FilesSkippedMetric::new),
     ROUTE_FALLBACKS("routeFallbacks", "files read on another route than the policy chose", RouteFallbacksMetric::new);

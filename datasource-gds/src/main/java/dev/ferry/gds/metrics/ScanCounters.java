@@ -27,6 +27,7 @@ public final class ScanCounters
     private long routeFallbacks;
     private long pagesSkipped;
     private long pageIndexFallbacks;
+    private long rowsFiltered;
 
     /** Adds a closed data source's counters. */
     public void addSource(IoRoute route, ReadCounters counters)
@@ -76,6 +77,11 @@ public final class ScanCounters
         pageIndexFallbacks += fallbacks;
     }
 
+    public void addRowsFiltered(long rows)
+    {
+        rowsFiltered += rows;
+    }
+
     public void addRouteFallback()
     {
         routeFallbacks++;
@@ -92,7 +98,8 @@ public final class ScanCounters
     }
 
     /** Task metrics, including the counters of {@code open}, the source still being read, and the decode time of the slice still open. */
-    public CustomTaskMetric[] snapshot(List<ReadCountersOf> open, long openDecodeNanos, long openIoWaitNanos, long openPagesSkipped, long openPageIndexFallbacks)
+    public CustomTaskMetric[] snapshot(List<ReadCountersOf> open, long openDecodeNanos, long openIoWaitNanos, long openPagesSkipped, long openPageIndexFallbacks,
+            long openRowsFiltered)
     {
         long host = hostBytes;
         long bounce = bounceBytes;
@@ -137,6 +144,7 @@ public final class ScanCounters
         metrics.add(GdsMetric.ROW_GROUPS_READ.value(rowGroupsRead));
         metrics.add(GdsMetric.PAGES_SKIPPED.value(pagesSkipped + openPagesSkipped));
         metrics.add(GdsMetric.PAGE_INDEX_FALLBACKS.value(pageIndexFallbacks + openPageIndexFallbacks));
+        metrics.add(GdsMetric.ROWS_FILTERED.value(rowsFiltered + openRowsFiltered));
         metrics.add(GdsMetric.FILES_SKIPPED.value(filesSkipped));
         metrics.add(GdsMetric.ROUTE_FALLBACKS.value(routeFallbacks));
         return metrics.toArray(new CustomTaskMetric[0]);

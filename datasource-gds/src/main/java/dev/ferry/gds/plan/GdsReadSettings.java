@@ -38,7 +38,8 @@ public record GdsReadSettings(
         String int96RebaseMode,
         boolean int96TimestampConversion,
         int footerCacheEntries,
-        boolean pageIndexPushdown)
+        boolean pageIndexPushdown,
+        boolean rowFilter)
         implements Serializable
 {
     public GdsReadSettings
@@ -85,7 +86,8 @@ public record GdsReadSettings(
                 spark.getConfString("spark.sql.parquet.int96RebaseModeInRead").toUpperCase(Locale.ROOT),
                 Boolean.parseBoolean(spark.getConfString("spark.sql.parquet.int96TimestampConversion")),
                 GdsConfigKeys.FOOTER_CACHE_ENTRIES.get(ferry),
-                GdsConfigKeys.PAGE_INDEX_PUSHDOWN.get(ferry));
+                GdsConfigKeys.PAGE_INDEX_PUSHDOWN.get(ferry),
+                GdsConfigKeys.ROW_FILTER.get(ferry));
     }
 
     public ReadPlanning readPlanning()

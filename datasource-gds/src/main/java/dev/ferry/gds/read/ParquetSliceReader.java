@@ -88,12 +88,17 @@ public final class ParquetSliceReader
     private long rowsLeft;
     private long decodeNanos;
     private long ioWaitNanos;
+    // Row-level evaluation of the pushed filters; empty when there are none it can evaluate.
+    private final Optional<RowFilter> rowFilter;
+    private int[] selected = new int[0];
+    private long rowsFilteredOut;
 
     public ParquetSliceReader(FileSlice slice, AbstractParquetDataSource source, GdsReadSettings settings, ParquetReadOptions options,
-            StructType dataReadSchema, BufferAllocator allocator, Optional<ExecutorService> prefetcher)
+            StructType dataReadSchema, BufferAllocator allocator, Optional<ExecutorService> prefetcher, Optional<RowFilter> rowFilter)
             throws IOException
     {
         requireNonNull(slice, "slice is null");
+        this.rowFilter = requireNonNull(rowFilter, "rowFilter is null");
         this.prefetcher = requireNonNull(prefetcher, "prefetcher is null");
         this.source = requireNonNull(source, "source is null");
         this.settings = requireNonNull(settings, "settings is null");
@@ -152,27 +157,107 @@ public final class ParquetSliceReader
     public Optional<DecodedBatch> next(int maxRows)
             throws IOException
     {
-        while (rowsLeft == 0) {
-            if (nextBlock == blocks.size()) {
-                return Optional.empty();
+        while (true) {
+            while (rowsLeft == 0) {
+                if (nextBlock == blocks.size()) {
+                    return Optional.empty();
+                }
+                startRowGroup(nextBlock++);
             }
-            startRowGroup(nextBlock++);
-        }
-        int rows = (int) Math.min(maxRows, rowsLeft);
-        long start = System.nanoTime();
-        List<FieldVector> vectors = new ArrayList<>();
-        try {
-            for (ColumnChunkDecoder column : shape.columns()) {
-                vectors.add(decode(column, rows));
+            int rows = (int) Math.min(maxRows, rowsLeft);
+            long start = System.nanoTime();
+            List<FieldVector> vectors = new ArrayList<>();
+            int kept = rows;
+            try {
+                if (rowFilter.isPresent()) {
+                    kept = decodeMatching(vectors, rows);
+                }
+                else {
+                    for (ColumnChunkDecoder column : shape.columns()) {
+                        vectors.add(decode(column, rows));
+                    }
+                }
             }
-        }
-        catch (RuntimeException e) {
+            catch (RuntimeException e) {
+                vectors.forEach(vector -> {
+                    if (vector != null) {
+                        vector.close();
+                    }
+                });
+                throw e;
+            }
+            finally {
+                decodeNanos += System.nanoTime() - start;
+            }
+            rowsLeft -= rows;
+            if (kept > 0) {
+                return Optional.of(new DecodedBatch(vectors, kept));
+            }
+            // No row of this batch can match: nothing for Spark, go on to the next one.
             vectors.forEach(FieldVector::close);
+        }
+    }
+
+    /** Rows the row filter dropped so far: Spark's filters would have rejected every one of them. */
+    public long rowsFilteredOut()
+    {
+        return rowsFilteredOut;
+    }
+
+    /**
+     * Late materialization: decodes the columns the pushed filters read, evaluates them, and decodes
+     * the other columns only for the rows that may match (the flat path skips the rest; the general
+     * path decodes every row and is compacted). Fills {@code vectors} (every column, compacted to
+     * the kept rows) and returns how many rows were kept.
+     */
+    private int decodeMatching(List<FieldVector> vectors, int rows)
+    {
+        List<ColumnChunkDecoder> columns = shape.columns();
+        RowFilter filter = rowFilter.get();
+        for (int index = 0; index < columns.size(); index++) {
+            vectors.add(filter.reads(index) ? decode(columns.get(index), rows) : null);
+        }
+        if (selected.length < rows) {
+            selected = new int[rows];
+        }
+        int kept = filter.select(vectors, rows, selected);
+        rowsFilteredOut += rows - kept;
+        for (int index = 0; index < columns.size(); index++) {
+            ColumnChunkDecoder column = columns.get(index);
+            if (filter.reads(index)) {
+                if (kept < rows) {
+                    vectors.set(index, BatchCompaction.keep(vectors.get(index), rows, selected, kept, allocator));
+                }
+            }
+            else if (kept == rows) {
+                vectors.set(index, decode(column, rows));
+            }
+            else if (column.canDecodeSelected()) {
+                vectors.set(index, decodeSelected(column, rows, kept));
+            }
+            else {
+                // In the list before compacting, so a failure closes it with the rest.
+                vectors.set(index, decode(column, rows));
+                vectors.set(index, BatchCompaction.keep(vectors.get(index), rows, selected, kept, allocator));
+            }
+        }
+        return kept;
+    }
+
+    private FieldVector decodeSelected(ColumnChunkDecoder column, int rows, int kept)
+    {
+        try {
+            return column.decodeSelected(rows, selected, kept, allocator, settings.sessionTimeZone(), source.id());
+        }
+        catch (FerryException e) {
             throw e;
         }
-        rowsLeft -= rows;
-        decodeNanos += System.nanoTime() - start;
-        return Optional.of(new DecodedBatch(vectors, rows));
+        catch (ArithmeticException e) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Value out of range in column " + column.field().name() + " of " + source.id() + ": " + e.getMessage(), e);
+        }
+        catch (RuntimeException e) {
+            throw new CorruptParquetException(source.id(), "cannot decode column " + String.join(", ", column.leafPaths()) + ": " + describe(e), e);
+        }
     }
 
     /** Time the task waited for column chunks: all of the reading without prefetch, what prefetch did not hide with it. */

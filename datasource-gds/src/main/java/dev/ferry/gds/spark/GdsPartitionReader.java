@@ -14,6 +14,7 @@ import dev.ferry.gds.plan.FooterCollector;
 import dev.ferry.gds.plan.GdsReadSettings;
 import dev.ferry.gds.read.DecodedBatch;
 import dev.ferry.gds.read.ParquetSliceReader;
+import dev.ferry.gds.read.RowFilter;
 import dev.ferry.gds.route.DeviceProbe;
 import dev.ferry.gds.route.ExecutorDevices;
 import dev.ferry.gds.route.RouteChoice;
@@ -23,6 +24,7 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.ArrowUtils;
@@ -69,6 +71,7 @@ final class GdsPartitionReader
     private final Optional<ExecutorService> readPool;
     private final Optional<ExecutorService> prefetcher;
     private final ScanCounters counters = new ScanCounters();
+    private final Optional<RowFilter> rowFilter;
 
     private FileSlice slice;
     private AbstractParquetDataSource source;
@@ -77,7 +80,7 @@ final class GdsPartitionReader
     private ColumnarBatch current;
 
     GdsPartitionReader(List<FileSlice> slices, GdsReadSettings settings, ParquetReadOptions options, StructType readSchema, StructType dataReadSchema,
-            StructType partitionSchema, Map<String, String> deviceConf)
+            StructType partitionSchema, Map<String, String> deviceConf, List<Filter> dataFilters)
     {
         this.slices = List.copyOf(requireNonNull(slices, "slices is null")).iterator();
         this.settings = requireNonNull(settings, "settings is null");
@@ -93,6 +96,9 @@ final class GdsPartitionReader
         }
         this.requestedPartitions = new StructType(requested.toArray(new StructField[0]));
         this.deviceConf = Map.copyOf(requireNonNull(deviceConf, "deviceConf is null"));
+        this.rowFilter = settings.filterPushdown() && settings.rowFilter()
+                ? RowFilter.compile(requireNonNull(dataFilters, "dataFilters is null"), dataReadSchema, settings.caseSensitive())
+                : Optional.empty();
         this.allocator = ArrowUtils.rootAllocator().newChildAllocator("ferry-gds-reader", 0, Long.MAX_VALUE);
         this.readPool = settings.readThreads() > 1
                 ? Optional.of(Executors.newFixedThreadPool(settings.readThreads(), runnable -> {
@@ -152,7 +158,8 @@ final class GdsPartitionReader
     {
         List<ScanCounters.ReadCountersOf> open = source == null ? List.of() : List.of(new ScanCounters.ReadCountersOf(source.route(), source.counters()));
         return counters.snapshot(open, sliceReader == null ? 0 : sliceReader.decodeNanos(), sliceReader == null ? 0 : sliceReader.ioWaitNanos(),
-                sliceReader == null ? 0 : sliceReader.pagesSkipped(), sliceReader == null ? 0 : sliceReader.pageIndexFallbacks());
+                sliceReader == null ? 0 : sliceReader.pagesSkipped(), sliceReader == null ? 0 : sliceReader.pageIndexFallbacks(),
+                sliceReader == null ? 0 : sliceReader.rowsFilteredOut());
     }
 
     @Override
@@ -176,7 +183,7 @@ final class GdsPartitionReader
         slice = next;
         try {
             source = openSource(next);
-            sliceReader = new ParquetSliceReader(next, source, settings, options, dataReadSchema, allocator, prefetcher);
+            sliceReader = new ParquetSliceReader(next, source, settings, options, dataReadSchema, allocator, prefetcher, rowFilter);
             partitionVectors = new PartitionVectors(requestedPartitions, partitionSchema, next.file().partitionValues(), settings.caseSensitive());
         }
         catch (IOException | RuntimeException e) {
@@ -266,6 +273,7 @@ final class GdsPartitionReader
             counters.addDecodeNanos(sliceReader.decodeNanos());
             counters.addIoWaitNanos(sliceReader.ioWaitNanos());
             counters.addPageIndex(sliceReader.pagesSkipped(), sliceReader.pageIndexFallbacks());
+            counters.addRowsFiltered(sliceReader.rowsFilteredOut());
             for (int index = 0; index < sliceReader.rowGroupsStarted(); index++) {
                 counters.addRowGroupRead();
             }

@@ -5,11 +5,14 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.util.SerializableConfiguration;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import static java.util.Objects.requireNonNull;
@@ -26,9 +29,11 @@ final class GdsReaderFactory
     private final StructType dataReadSchema;
     private final StructType partitionSchema;
     private final HashMap<String, String> deviceConf;
+    // The pushed filters on data columns, evaluated per batch by the readers (Spark's filters are serializable).
+    private final ArrayList<Filter> dataFilters;
 
     GdsReaderFactory(GdsReadSettings settings, SerializableConfiguration hadoopConf, StructType readSchema, StructType dataReadSchema,
-            StructType partitionSchema, Map<String, String> deviceConf)
+            StructType partitionSchema, Map<String, String> deviceConf, List<Filter> dataFilters)
     {
         this.settings = requireNonNull(settings, "settings is null");
         this.hadoopConf = requireNonNull(hadoopConf, "hadoopConf is null");
@@ -36,6 +41,7 @@ final class GdsReaderFactory
         this.dataReadSchema = requireNonNull(dataReadSchema, "dataReadSchema is null");
         this.partitionSchema = requireNonNull(partitionSchema, "partitionSchema is null");
         this.deviceConf = new HashMap<>(requireNonNull(deviceConf, "deviceConf is null"));
+        this.dataFilters = new ArrayList<>(requireNonNull(dataFilters, "dataFilters is null"));
     }
 
     @Override
@@ -48,7 +54,7 @@ final class GdsReaderFactory
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition)
     {
         return new GdsPartitionReader(((GdsInputPartition) partition).slices(), settings, GdsTableState.readOptions(hadoopConf.value(), settings),
-                readSchema, dataReadSchema, partitionSchema, deviceConf);
+                readSchema, dataReadSchema, partitionSchema, deviceConf, dataFilters);
     }
 
     @Override

@@ -115,7 +115,7 @@ final class GdsScan
             }
         }
         return new GdsReaderFactory(state.settings(), new SerializableConfiguration(state.hadoopConf()), readSchema,
-                new StructType(data.toArray(new StructField[0])), partitionSchema, deviceConf());
+                new StructType(data.toArray(new StructField[0])), partitionSchema, deviceConf(), filters);
     }
 
     @Override

@@ -42,7 +42,7 @@ class ParquetSliceReaderTest
         long idSum = 0;
         long missingNulls = 0;
         try (RootAllocator allocator = new RootAllocator()) {
-            try (ParquetSliceReader reader = new ParquetSliceReader(slice, source, settings(), options, schema, allocator, Optional.empty())) {
+            try (ParquetSliceReader reader = new ParquetSliceReader(slice, source, settings(), options, schema, allocator, Optional.empty(), Optional.empty())) {
                 assertEquals(1, source.requests().size(), "the footer comes from one tail read");
                 Optional<DecodedBatch> batch;
                 while ((batch = reader.next(1000)).isPresent()) {
@@ -71,6 +71,6 @@ class ParquetSliceReaderTest
     private static GdsReadSettings settings()
     {
         return new GdsReadSettings(GdsRouteSetting.HOST, 1000, 1, 1 << 20, 64 << 20, 64 << 20, 64 * 1024, 512 << 20, false, true, 1, false, false, false,
-                "UTC", "CORRECTED", "CORRECTED", false, 0, true);
+                "UTC", "CORRECTED", "CORRECTED", false, 0, true, true);
     }
 }

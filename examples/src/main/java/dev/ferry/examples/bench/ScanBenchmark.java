@@ -94,8 +94,8 @@ public final class ScanBenchmark
                     continue;
                 }
                 Result result = run(spark, data, query, options, input);
-                System.out.printf(Locale.ROOT, "%s: gds %.2f s (task time decoding %.2f s, waiting for reads %.2f s), parquet %.2f s%n", result.name, result.gdsNanos / 1e9,
-                        result.decodeMs / 1e3, result.ioWaitMs / 1e3, result.parquetNanos / 1e9);
+                System.out.printf(Locale.ROOT, "%s: gds %.2f s (task time decoding %.2f s, waiting for reads %.2f s, rows dropped by pushed filters in the scan %,d), parquet %.2f s%n",
+                        result.name, result.gdsNanos / 1e9, result.decodeMs / 1e3, result.ioWaitMs / 1e3, result.rowsFiltered, result.parquetNanos / 1e9);
                 results.add(result);
             }
             print(results, options);
@@ -114,52 +114,70 @@ public final class ScanBenchmark
             System.out.printf(Locale.ROOT, "scan partitions: gds %d, parquet %d%n", gds.rdd().getNumPartitions(), parquet.rdd().getNumPartitions());
         }
         // Warm-up (JIT, page cache) and a check that both readers agree.
-        List<Row> ours = time(spark, gds, query).rows;
-        List<Row> theirs = time(spark, parquet, query).rows;
+        List<Row> ours = time(spark, gds, query, input).rows;
+        List<Row> theirs = time(spark, parquet, query, input).rows;
         if (!sortedStrings(ours).equals(sortedStrings(theirs))) {
             throw new IllegalStateException(query.name + ": gds and parquet disagree: " + sortedStrings(ours) + " vs " + sortedStrings(theirs));
         }
         long[] gdsNanos = new long[options.runs];
         long[] parquetNanos = new long[options.runs];
+        // Summed task CPU time (Spark's executorCpuTime) of each run: less sensitive than wall time to other load on the machine.
+        long[] gdsCpu = new long[options.runs];
+        long[] parquetCpu = new long[options.runs];
         long gdsBytes = 0;
         long parquetBytes = 0;
         long[] readPaths = new long[3];
         long lastDecodeMs = 0;
         long lastIoWaitMs = 0;
+        long lastRowsFiltered = 0;
         for (int run = 0; run < options.runs; run++) {
             // Alternate the order so neither reader always runs on a cache the other just warmed.
             if (run % 2 == 0) {
-                Timed a = time(spark, gds, query);
+                Timed a = time(spark, gds, query, input);
                 input.reset();
-                Timed b = time(spark, parquet, query);
+                Timed b = time(spark, parquet, query, input);
                 gdsNanos[run] = a.nanos;
                 parquetNanos[run] = b.nanos;
+                gdsCpu[run] = a.cpuNanos;
+                parquetCpu[run] = b.cpuNanos;
                 gdsBytes = a.gdsBytes;
                 readPaths = a.readPaths;
                 lastDecodeMs = a.decodeMs;
                 lastIoWaitMs = a.ioWaitMs;
+                lastRowsFiltered = a.rowsFiltered;
                 parquetBytes = Math.max(input.bytes.get(), b.gdsBytes);
             }
             else {
                 input.reset();
-                Timed b = time(spark, parquet, query);
+                Timed b = time(spark, parquet, query, input);
                 parquetBytes = Math.max(input.bytes.get(), b.gdsBytes);
-                Timed a = time(spark, gds, query);
+                Timed a = time(spark, gds, query, input);
                 gdsNanos[run] = a.nanos;
                 parquetNanos[run] = b.nanos;
+                gdsCpu[run] = a.cpuNanos;
+                parquetCpu[run] = b.cpuNanos;
                 gdsBytes = a.gdsBytes;
                 readPaths = a.readPaths;
                 lastDecodeMs = a.decodeMs;
                 lastIoWaitMs = a.ioWaitMs;
+                lastRowsFiltered = a.rowsFiltered;
             }
         }
-        return new Result(query.name, median(gdsNanos), median(parquetNanos), gdsBytes, parquetBytes, readPaths, lastDecodeMs, lastIoWaitMs);
+        return new Result(query.name, median(gdsNanos), median(parquetNanos), gdsBytes, parquetBytes, readPaths, lastDecodeMs, lastIoWaitMs, lastRowsFiltered,
+                median(gdsCpu), median(parquetCpu));
     }
 
-    private static Timed time(SparkSession spark, Dataset<Row> source, Query query)
+    private static Timed time(SparkSession spark, Dataset<Row> source, Query query, InputBytes input)
     {
         source.createOrReplaceTempView("t");
         Dataset<Row> frame = spark.sql(query.sql);
+        try {
+            spark.sparkContext().listenerBus().waitUntilEmpty();
+        }
+        catch (TimeoutException e) {
+            throw new IllegalStateException("Spark's listener bus did not drain", e);
+        }
+        input.takeCpuNanos();
         long start = System.nanoTime();
         List<Row> rows = frame.collectAsList();
         long nanos = System.nanoTime() - start;
@@ -172,7 +190,7 @@ public final class ScanBenchmark
         }
         SparkPlan plan = frame.queryExecution().executedPlan();
         return new Timed(rows, nanos, scanBytes(plan), new long[] {metric(plan, "trueDirectBytes"), metric(plan, "compatModeBytes"), metric(plan, "posixBytes")},
-                metric(plan, "decodeMs"), metric(plan, "ioWaitMs"));
+                metric(plan, "decodeMs"), metric(plan, "ioWaitMs"), metric(plan, "rowsFiltered"), input.takeCpuNanos());
     }
 
     // Bytes the gds scans read, on every route; for Spark's reader, the size of the files its scans read.
@@ -276,16 +294,23 @@ public final class ScanBenchmark
     private static void print(List<Result> results, Options options)
     {
         System.out.println();
-        System.out.printf(Locale.ROOT, "%-18s %10s %10s %8s %12s %12s%n", "query", "gds s", "parquet s", "ratio", "gds GB", "parquet GB");
+        System.out.printf(Locale.ROOT, "%-18s %10s %10s %8s %12s %12s %10s %10s %9s%n", "query", "gds s", "parquet s", "ratio", "gds GB", "parquet GB",
+                "gds cpu s", "pq cpu s", "cpu ratio");
         double gdsTotal = 0;
         double parquetTotal = 0;
+        double gdsCpuTotal = 0;
+        double parquetCpuTotal = 0;
         for (Result result : results) {
             gdsTotal += result.gdsNanos / 1e9;
             parquetTotal += result.parquetNanos / 1e9;
-            System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx %12.3f %12.3f%n", result.name, result.gdsNanos / 1e9, result.parquetNanos / 1e9,
-                    (double) result.parquetNanos / result.gdsNanos, result.gdsBytes / 1e9, result.parquetBytes / 1e9);
+            gdsCpuTotal += result.gdsCpuNanos / 1e9;
+            parquetCpuTotal += result.parquetCpuNanos / 1e9;
+            System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx %12.3f %12.3f %10.2f %10.2f %8.2fx%n", result.name, result.gdsNanos / 1e9, result.parquetNanos / 1e9,
+                    (double) result.parquetNanos / result.gdsNanos, result.gdsBytes / 1e9, result.parquetBytes / 1e9,
+                    result.gdsCpuNanos / 1e9, result.parquetCpuNanos / 1e9, (double) result.parquetCpuNanos / Math.max(1, result.gdsCpuNanos));
         }
-        System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx%n", "total", gdsTotal, parquetTotal, parquetTotal / gdsTotal);
+        System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx %12s %12s %10.2f %10.2f %8.2fx%n", "total", gdsTotal, parquetTotal, parquetTotal / gdsTotal, "", "",
+                gdsCpuTotal, parquetCpuTotal, parquetCpuTotal / gdsCpuTotal);
         for (Result result : results) {
             if (result.readPaths[0] + result.readPaths[1] + result.readPaths[2] > 0) {
                 System.out.printf(Locale.ROOT, "gds read paths %s: trueDirect %.3f GB, compatMode %.3f GB, posix %.3f GB; %.2f GB/s%n", result.name,
@@ -294,6 +319,7 @@ public final class ScanBenchmark
         }
         System.out.printf(Locale.ROOT, "ratio = parquet time / gds time (median of %d runs after a warm-up; > 1 means gds is faster); target >= 1.5x on the host route%n",
                 options.runs);
+        System.out.println("cpu = summed task CPU time (Spark's executorCpuTime, median run); cpu ratio = parquet / gds");
     }
 
     private static List<String> sortedStrings(List<Row> rows)
@@ -322,14 +348,22 @@ public final class ScanBenchmark
     private record Query(String name, String sql) {}
 
     // scanBytes: what the query's scans report reading (see scanBytes()).
-    private record Timed(List<Row> rows, long nanos, long gdsBytes, long[] readPaths, long decodeMs, long ioWaitMs) {}
+    private record Timed(List<Row> rows, long nanos, long gdsBytes, long[] readPaths, long decodeMs, long ioWaitMs, long rowsFiltered, long cpuNanos) {}
 
-    private record Result(String name, long gdsNanos, long parquetNanos, long gdsBytes, long parquetBytes, long[] readPaths, long decodeMs, long ioWaitMs) {}
+    private record Result(String name, long gdsNanos, long parquetNanos, long gdsBytes, long parquetBytes, long[] readPaths, long decodeMs, long ioWaitMs,
+            long rowsFiltered, long gdsCpuNanos, long parquetCpuNanos) {}
 
     private static final class InputBytes
             extends SparkListener
     {
         private final AtomicLong bytes = new AtomicLong();
+        private final AtomicLong cpuNanos = new AtomicLong();
+
+        /** Task CPU time since the last call. */
+        long takeCpuNanos()
+        {
+            return cpuNanos.getAndSet(0);
+        }
 
         void reset()
         {
@@ -341,6 +375,7 @@ public final class ScanBenchmark
         {
             if (taskEnd.taskMetrics() != null) {
                 bytes.addAndGet(taskEnd.taskMetrics().inputMetrics().bytesRead());
+                cpuNanos.addAndGet(taskEnd.taskMetrics().executorCpuTime());
             }
         }
     }
