@@ -44,6 +44,35 @@ class TestBlockRoundTrip
         assertPartitionsMatch(rows, 5, decoded);
     }
 
+    /**
+     * A memory budget and batch target far below the task's data: partitions are flushed many
+     * times, each block holds many batches, and every partition still gets exactly its rows in
+     * arrival order, with all Arrow memory released at the end.
+     */
+    @ParameterizedTest
+    @EnumSource(value = CompressionKind.class, names = {"NONE", "LZ4"})
+    void smallBudgetsFlushRepeatedlyAndKeepRowOrder(CompressionKind compression)
+            throws IOException
+    {
+        List<UnsafeRow> rows = TestingRows.random(TestingRows.ALL_TYPES, 5000, 21);
+        EncodingSettings tight = new EncodingSettings(compression, 1, 64, 8 * 1024, 256 * 1024, ChecksumAlgorithm.CRC32);
+        assertPartitionsMatch(rows, 7, roundTrip(TestingRows.ALL_TYPES, rows, 7, tight));
+        try (BufferAllocator allocator = new RootAllocator();
+                MapOutputEncoder encoder = new MapOutputEncoder(TestingRows.ALL_TYPES, 7, allocator, tight)) {
+            for (int i = 0; i < rows.size(); i++) {
+                encoder.append(i % 7, rows.get(i));
+            }
+            encoder.finish();
+            assertEquals(0, allocator.getAllocatedMemory(), "finish released every open batch");
+            assertEquals(rows.size(), encoder.records());
+            ByteBuffer block = ByteBuffer.allocate((int) encoder.blockLength(3));
+            encoder.writeBlock(3, block);
+            BlockHeader header = BlockHeader.readFrom(ByteBuffer.wrap(block.array(), 0, BlockHeader.LENGTH), block.capacity());
+            assertTrue(header.batches() > 1, "batches in one block: " + header.batches());
+            assertEquals(rows.size() / 7 + (3 < rows.size() % 7 ? 1 : 0), header.rows());
+        }
+    }
+
     @Test
     void compressionShrinksRepetitiveDataAndSkipsTinyBuffers()
             throws IOException
