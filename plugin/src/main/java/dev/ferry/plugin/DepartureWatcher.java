@@ -72,10 +72,7 @@ final class DepartureWatcher
             }
             return List.of();
         }
-        if (!(answer instanceof Departures)) {
-            throw new IllegalStateException("The Ferry driver plugin answered a departures request with " + (answer == null ? "null" : answer.getClass().getName()));
-        }
-        Departures departures = (Departures) answer;
+        Departures departures = Departures.fromWire(answer);
         List<String> dropped = new ArrayList<>();
         for (String executorId : departures.executorIds()) {
             if (executorId.equals(selfId)) {

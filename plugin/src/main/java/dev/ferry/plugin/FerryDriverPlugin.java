@@ -51,8 +51,8 @@ public final class FerryDriverPlugin
             return null;
         }
         if (message instanceof DeparturesRequest) {
-            // Asked (not sent) by each executor's DepartureWatcher: the reply is its answer.
-            return departures.since(((DeparturesRequest) message).sinceVersion());
+            // Asked (not sent) by each executor's DepartureWatcher: the reply is its answer, in JDK types (see Departures).
+            return departures.since(((DeparturesRequest) message).sinceVersion()).toWire();
         }
         throw new IllegalArgumentException("Ferry driver plugin got an unknown message " + message.getClass().getName());
     }

@@ -201,7 +201,7 @@ public final class RoutingShuffleTransport
         }
         if (carrier == Route.NVLINK || carrier == Route.PCIE_P2P) {
             // DeviceBlockReader counts each block on the device route, the connection the spilled ones on HOST_STAGED.
-            return stream.fetchIpc(peer, blocks, allocator, carrier, device.orElseThrow(), deviceReader.orElseThrow(), unCountedShm, counters);
+            return stream.fetchIpc(peer, blocks, allocator, carrier, deviceReader.orElseThrow(), unCountedShm, counters);
         }
         if (carrier == Route.GPUDIRECT_RDMA) {
             return stream.fetchGpuRdma(peer, blocks, allocator, verbs.orElseThrow(), device.orElseThrow(), counters);

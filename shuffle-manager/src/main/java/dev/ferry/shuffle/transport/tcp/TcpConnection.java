@@ -129,13 +129,13 @@ final class TcpConnection
     }
 
     /**
-     * Asks a same-node peer for GPU-resident blocks over CUDA IPC and copies each peer-to-peer over
-     * {@code route} (NVLINK or PCIE_P2P) into this executor's GPU 0, then down to host memory for
+     * Asks a same-node peer for GPU-resident blocks over CUDA IPC ({@code route}: NVLINK or
+     * PCIE_P2P, by the GPUs' link) and copies each from the peer's GPU straight into host memory for
      * Spark's CPU decoder; a block the peer had spilled arrives through shared memory and is counted
      * on HOST_STAGED. {@code device} counts the IPC blocks; {@code counters} gets the staged ones;
      * {@code carried} gets each block's route. On failure everything received so far is released.
      */
-    List<BlockBytes> fetchIpc(List<ShuffleBlockRef> blocks, BufferAllocator allocator, DeviceLanding landing, DeviceBlockReader device, Route route,
+    List<BlockBytes> fetchIpc(List<ShuffleBlockRef> blocks, BufferAllocator allocator, DeviceBlockReader device, Route route,
             ShmBlockReader staged, RouteCounters counters, List<String> carried)
             throws IOException
     {
@@ -145,7 +145,7 @@ final class TcpConnection
             if (message instanceof IpcBlockResponse) {
                 IpcBlockResponse response = (IpcBlockResponse) message;
                 checkOrder(requestId, index, response.requestId(), response.index());
-                BlockBytes block = copyDown(blocks.get(index), response.ipcHandle(), allocator, landing, device, route);
+                BlockBytes block = copyDown(blocks.get(index), response.ipcHandle(), allocator, device, route);
                 return accounted(block, () -> carried.add(route.name()));
             }
             BlockBytes block;
@@ -165,15 +165,21 @@ final class TcpConnection
         });
     }
 
-    private BlockBytes copyDown(ShuffleBlockRef block, IpcHandle handle, BufferAllocator allocator, DeviceLanding landing, DeviceBlockReader device, Route route)
+    /**
+     * The reduce side hands host batches to Spark's CPU operators, so the block is wanted in host
+     * memory: one device-to-host copy straight out of the writer's exported GPU buffer, not a peer
+     * copy into this executor's GPU followed by a second copy down (the block need not visit it).
+     */
+    private BlockBytes copyDown(ShuffleBlockRef block, IpcHandle handle, BufferAllocator allocator, DeviceBlockReader device, Route route)
             throws IOException
     {
         int length = Math.toIntExact(handle.length());
         ArrowBuf body = allocator.buffer(Math.max(length, 1));
         boolean success = false;
-        try (DeviceBuffer landed = device.readToDevice(handle, landing, route); DeviceStream stream = landing.runtime().newStream(landing.device())) {
-            stream.copyToHost(landed, 0, body.nioBuffer(0, length));
-            stream.synchronize();
+        try {
+            if (length > 0) {
+                device.readToHost(handle, body.nioBuffer(0, length), route);
+            }
             success = true;
             return new BlockBytes(body, length);
         }

@@ -102,13 +102,12 @@ public final class TcpShuffleTransport
         return fetch(peer, blocks, allocator, route, connection -> connection.fetchRdma(blocks, allocator, verbs));
     }
 
-    /** GPU-resident blocks of a same-node peer over CUDA IPC, peer-to-peer over {@code route} (NVLINK or PCIE_P2P); spilled ones HOST_STAGED. */
-    public FetchedBlocks fetchIpc(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, Route route, DeviceLanding landing,
-            DeviceBlockReader device, ShmBlockReader staged, RouteCounters counters)
+    /** GPU-resident blocks of a same-node peer over CUDA IPC (NVLINK or PCIE_P2P per {@code route}), copied straight into host memory; spilled ones HOST_STAGED. */
+    public FetchedBlocks fetchIpc(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, Route route, DeviceBlockReader device, ShmBlockReader staged, RouteCounters counters)
             throws IOException
     {
         List<String> carried = new ArrayList<>();
-        FetchedBlocks fetched = fetch(peer, blocks, allocator, route.name(), connection -> connection.fetchIpc(blocks, allocator, landing, device, route, staged, counters, carried));
+        FetchedBlocks fetched = fetch(peer, blocks, allocator, route.name(), connection -> connection.fetchIpc(blocks, allocator, device, route, staged, counters, carried));
         return new FetchedBlocks(fetched.route(), fetched.blocks(), carried);
     }
 
