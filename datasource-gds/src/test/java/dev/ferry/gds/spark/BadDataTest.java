@@ -2,10 +2,6 @@ package dev.ferry.gds.spark;
 
 import dev.ferry.gds.RowRendering;
 import dev.ferry.gds.TestingFiles;
-import dev.ferry.gds.TestingSpark;
-import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,24 +22,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Malformed, truncated and non-Parquet files fail with an error naming the file; never a hang, never a wrong answer. */
 class BadDataTest
+        extends GdsSparkTest
 {
     // Files parquet-mr (so both of Spark's readers) decodes without complaint: the defect they were filed
     // for is in another implementation's decoder. For these gds must return exactly Spark's rows.
     private static final Set<String> READ_BY_SPARK = Set.of("ARROW-GH-43605.parquet");
-
-    private static SparkSession spark;
-
-    @BeforeAll
-    static void start()
-    {
-        spark = TestingSpark.start();
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        spark.stop();
-    }
 
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)

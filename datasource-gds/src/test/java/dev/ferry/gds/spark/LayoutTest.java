@@ -1,12 +1,9 @@
 package dev.ferry.gds.spark;
 
 import dev.ferry.gds.RowRendering;
-import dev.ferry.gds.TestingSpark;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,21 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Files, directories, globs, {@code key=value} partitions, merged schemas, SQL, and the ignore-files settings. */
 class LayoutTest
+        extends GdsSparkTest
 {
-    private static SparkSession spark;
-
-    @BeforeAll
-    static void start()
-    {
-        spark = TestingSpark.start();
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        spark.stop();
-    }
-
     @Test
     void partitionDirectoriesBecomeColumns(@TempDir Path directory)
     {

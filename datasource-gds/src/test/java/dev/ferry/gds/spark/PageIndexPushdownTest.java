@@ -1,7 +1,6 @@
 package dev.ferry.gds.spark;
 
 import dev.ferry.gds.RowRendering;
-import dev.ferry.gds.TestingSpark;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -12,8 +11,6 @@ import org.apache.parquet.schema.PrimitiveType;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * on multi-column and nullable filters, with and without dictionaries, page v1 and v2.
  */
 class PageIndexPushdownTest
+        extends GdsSparkTest
 {
     private static final String[] FILTERS = {
             "id >= 5000 AND id < 5100",
@@ -47,20 +45,6 @@ class PageIndexPushdownTest
             "r = 5",
             "id > 1000000",
     };
-
-    private static SparkSession spark;
-
-    @BeforeAll
-    static void start()
-    {
-        spark = TestingSpark.start();
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        spark.stop();
-    }
 
     @Test
     void pagesAreSkippedAndAnswersEqualUnfilteredThenFiltered(@TempDir java.nio.file.Path directory)

@@ -2,13 +2,10 @@ package dev.ferry.gds.spark;
 
 import dev.ferry.gds.RowRendering;
 import dev.ferry.gds.TestingFiles;
-import dev.ferry.gds.TestingSpark;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -34,6 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a regression (or an improvement) shows.
  */
 class ParquetTestingCorpusTest
+        extends GdsSparkTest
 {
     // File -> what the refusal must say. Everything else must match Spark row for row.
     private static final Map<String, String> REFUSED = Map.ofEntries(
@@ -55,20 +53,6 @@ class ParquetTestingCorpusTest
             Map.entry("encrypt_columns_plaintext_footer.parquet.encrypted", "Illegal Parquet type: INT32 (TIME(MILLIS,true))"),
             Map.entry("external_key_material_java.parquet.encrypted", "encrypted and no decryption keys"),
             Map.entry("uniform_encryption.parquet.encrypted", "encrypted and no decryption keys"));
-
-    private static SparkSession spark;
-
-    @BeforeAll
-    static void start()
-    {
-        spark = TestingSpark.start();
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        spark.stop();
-    }
 
     @Test
     void everyFileMatchesSparkOrIsRefusedClearly()

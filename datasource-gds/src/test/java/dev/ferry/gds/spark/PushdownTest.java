@@ -1,7 +1,6 @@
 package dev.ferry.gds.spark;
 
 import dev.ferry.gds.RowRendering;
-import dev.ferry.gds.TestingSpark;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.ParquetFileReader;
@@ -9,8 +8,6 @@ import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Filters prune row groups by statistics, and the answers stay exactly those of reading everything then filtering. */
 class PushdownTest
+        extends GdsSparkTest
 {
     private static final String[] FILTERS = {
             "id < 1000",
@@ -35,20 +33,6 @@ class PushdownTest
             "ts < TIMESTAMP '2020-01-01 00:00:10' OR f > 3999.5",
             "NOT (id > 100)",
     };
-
-    private static SparkSession spark;
-
-    @BeforeAll
-    static void start()
-    {
-        spark = TestingSpark.start();
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        spark.stop();
-    }
 
     @Test
     void filteredResultsEqualUnfilteredThenFilteredAndRowGroupsAreSkipped(@TempDir java.nio.file.Path directory)

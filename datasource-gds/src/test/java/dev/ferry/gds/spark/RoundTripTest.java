@@ -1,13 +1,10 @@
 package dev.ferry.gds.spark;
 
 import dev.ferry.gds.RowRendering;
-import dev.ferry.gds.TestingSpark;
 import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Files Spark writes, every type Spark writes, every codec, both page versions, with and without dictionaries. */
 class RoundTripTest
+        extends GdsSparkTest
 {
     // Every column has nulls; lists and maps also have empty and null elements.
     private static final String[] COLUMNS = {
@@ -47,20 +45,6 @@ class RoundTripTest
                     + "CASE WHEN id % 3 = 0 THEN NULL ELSE named_struct('x', NULL, 'y', CAST(NULL AS ARRAY<STRING>)) END) END AS nested",
             "CASE WHEN id % 24 = 0 THEN NULL ELSE map(CAST(id % 4 AS INT), array(named_struct('q', CAST(id AS DOUBLE)))) END AS map_of_lists",
     };
-
-    private static SparkSession spark;
-
-    @BeforeAll
-    static void start()
-    {
-        spark = TestingSpark.start();
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        spark.stop();
-    }
 
     @Test
     void everyCodecPageVersionAndDictionarySetting(@TempDir Path directory)

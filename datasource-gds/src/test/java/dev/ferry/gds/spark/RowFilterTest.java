@@ -1,10 +1,7 @@
 package dev.ferry.gds.spark;
 
 import dev.ferry.gds.RowRendering;
-import dev.ferry.gds.TestingSpark;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * NOT/OR/AND around them and with filters it cannot evaluate mixed in.
  */
 class RowFilterTest
+        extends GdsSparkTest
 {
     private static final int ROWS = 20_000;
 
@@ -63,20 +61,6 @@ class RowFilterTest
             "st.a < 100 AND i < 9000",
             "size(arr) = 2 AND i > 15000",
     };
-
-    private static SparkSession spark;
-
-    @BeforeAll
-    static void start()
-    {
-        spark = TestingSpark.start();
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        spark.stop();
-    }
 
     @Test
     void scanDropsExactlyTheRejectedRowsAndAnswersStayTheSame(@TempDir java.nio.file.Path directory)
