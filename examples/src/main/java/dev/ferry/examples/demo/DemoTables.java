@@ -61,8 +61,8 @@ final class DemoTables
     {
         return switch (route) {
             case "LOCAL" -> "blocks the reading executor wrote itself";
-            case "NVLINK" -> "same simulated node: peer GPU memory opened by IPC handle and copied peer-to-peer";
-            case "PCIE_P2P" -> "same node, GPUs under one PCIe switch: peer-to-peer copy";
+            case "NVLINK" -> "same simulated node, NVLink: peer GPU memory opened by IPC handle, copied straight to the reader's host memory";
+            case "PCIE_P2P" -> "same node, GPUs under one PCIe switch: peer GPU memory opened by IPC handle, copied to the reader";
             case "HOST_STAGED" -> "same node, no peer access: staged through host memory";
             case "HOST_SHM" -> "same node, host-resident blocks: shared memory";
             case "GPUDIRECT_RDMA" -> "other simulated node: the NIC reads the peer's registered GPU memory";
