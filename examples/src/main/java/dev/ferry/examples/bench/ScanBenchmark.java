@@ -18,7 +18,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -163,8 +162,8 @@ public final class ScanBenchmark
                 lastRowsFiltered = a.rowsFiltered;
             }
         }
-        return new Result(query.name, median(gdsNanos), median(parquetNanos), gdsBytes, parquetBytes, readPaths, lastDecodeMs, lastIoWaitMs, lastRowsFiltered,
-                median(gdsCpu), median(parquetCpu));
+        return new Result(query.name, Medians.of(gdsNanos), Medians.of(parquetNanos), gdsBytes, parquetBytes, readPaths, lastDecodeMs, lastIoWaitMs, lastRowsFiltered,
+                Medians.of(gdsCpu), Medians.of(parquetCpu));
     }
 
     private static Timed time(SparkSession spark, Dataset<Row> source, Query query, InputBytes input)
@@ -336,13 +335,6 @@ public final class ScanBenchmark
         }
         strings.sort(null);
         return strings;
-    }
-
-    private static long median(long[] values)
-    {
-        long[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
     }
 
     private record Query(String name, String sql) {}

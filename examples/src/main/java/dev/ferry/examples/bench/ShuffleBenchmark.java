@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -153,8 +152,8 @@ public final class ShuffleBenchmark
             ferryCpu[run] = ferry.cpuNanos;
             sparkCpu[run] = plain.cpuNanos;
         }
-        return new Result(query.name(), median(ferryNanos), median(sparkNanos), ferry.summary.bytesWritten(), plain.summary.bytesWritten(),
-                ferry.taskBytes, plain.taskBytes, median(ferryCpu), median(sparkCpu));
+        return new Result(query.name(), Medians.of(ferryNanos), Medians.of(sparkNanos), ferry.summary.bytesWritten(), plain.summary.bytesWritten(),
+                ferry.taskBytes, plain.taskBytes, Medians.of(ferryCpu), Medians.of(sparkCpu));
     }
 
     private static Timed time(SparkSession spark, Query query, ShuffleOptions options, boolean ferry, TaskShuffleBytes taskBytes)
@@ -228,13 +227,6 @@ public final class ShuffleBenchmark
         }
         strings.sort(null);
         return strings;
-    }
-
-    private static long median(long[] values)
-    {
-        long[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
     }
 
     private record Timed(List<Row> rows, long nanos, ShuffleSummary summary, long taskBytes, long cpuNanos) {}
