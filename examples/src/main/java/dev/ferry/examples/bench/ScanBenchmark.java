@@ -373,20 +373,26 @@ public final class ScanBenchmark
     }
 
     private static final class Options
+            extends SparkBenchOptions
     {
         double gigabytes = 1.0;
-        int runs = 3;
-        String data;
-        String master = "local[*]";
         String route = "host";
-        String query;
-        final Map<String, String> conf = new java.util.LinkedHashMap<>();
+
+        Options()
+        {
+            super(3, "local[*]");
+        }
 
         static Options parse(String[] args)
         {
             Options options = new Options();
             for (int index = 0; index < args.length; index++) {
                 String arg = args[index];
+                int taken = options.acceptShared(args, index);
+                if (taken >= 0) {
+                    index = taken;
+                    continue;
+                }
                 switch (arg) {
                     case "scan":
                         break;
@@ -397,23 +403,8 @@ public final class ScanBenchmark
                     case "--gb":
                         options.gigabytes = Double.parseDouble(BenchArguments.value(args, ++index, arg));
                         break;
-                    case "--runs":
-                        options.runs = Integer.parseInt(BenchArguments.value(args, ++index, arg));
-                        break;
-                    case "--data":
-                        options.data = BenchArguments.value(args, ++index, arg);
-                        break;
-                    case "--master":
-                        options.master = BenchArguments.value(args, ++index, arg);
-                        break;
-                    case "--query":
-                        options.query = BenchArguments.value(args, ++index, arg);
-                        break;
                     case "--route":
                         options.route = BenchArguments.value(args, ++index, arg);
-                        break;
-                    case "--conf":
-                        BenchArguments.putConf(BenchArguments.value(args, ++index, arg), options.conf);
                         break;
                     default:
                         throw new IllegalArgumentException("Unknown argument " + arg

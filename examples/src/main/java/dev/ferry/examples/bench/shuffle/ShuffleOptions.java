@@ -1,31 +1,35 @@
 package dev.ferry.examples.bench.shuffle;
 
 import dev.ferry.examples.bench.BenchArguments;
-
-import java.util.LinkedHashMap;
-import java.util.Map;
+import dev.ferry.examples.bench.SparkBenchOptions;
 
 /**
  * Command line of {@code bin/ferry bench shuffle}:
  * {@code [shuffle] [--rows N] [--quick] [--runs N] [--master M] [--query NAME] [--data DIR] [--conf k=v]...}.
  */
 public final class ShuffleOptions
+        extends SparkBenchOptions
 {
     public static final String USAGE = "usage: ShuffleBenchmark [shuffle] [--rows N] [--quick] [--runs N] [--master M] [--query NAME] [--data DIR] [--verbose] [--conf k=v]...";
 
     public long rows = 10_000_000L;
-    public int runs = 3;
-    public String master = "local[2]";
-    public String query;
-    public String data;
     public boolean verbose;
-    public final Map<String, String> conf = new LinkedHashMap<>();
+
+    private ShuffleOptions()
+    {
+        super(3, "local[2]");
+    }
 
     public static ShuffleOptions parse(String[] args)
     {
         ShuffleOptions options = new ShuffleOptions();
         for (int index = 0; index < args.length; index++) {
             String arg = args[index];
+            int taken = options.acceptShared(args, index);
+            if (taken >= 0) {
+                index = taken;
+                continue;
+            }
             switch (arg) {
                 case "shuffle":
                     break;
@@ -35,21 +39,6 @@ public final class ShuffleOptions
                     break;
                 case "--rows":
                     options.rows = Long.parseLong(BenchArguments.value(args, ++index, arg).replace("_", ""));
-                    break;
-                case "--runs":
-                    options.runs = Integer.parseInt(BenchArguments.value(args, ++index, arg));
-                    break;
-                case "--master":
-                    options.master = BenchArguments.value(args, ++index, arg);
-                    break;
-                case "--query":
-                    options.query = BenchArguments.value(args, ++index, arg);
-                    break;
-                case "--data":
-                    options.data = BenchArguments.value(args, ++index, arg);
-                    break;
-                case "--conf":
-                    BenchArguments.putConf(BenchArguments.value(args, ++index, arg), options.conf);
                     break;
                 case "--verbose":
                     options.verbose = true;
