@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Executor side: finds this executor's node once at start and reports it to the driver, then asks
- * the driver every {@link #DEPARTURE_POLL} which executors left and drops them from its shuffle
+ * the driver every {@code spark.ferry.executor.departurePollMillis} which executors left and drops them from its shuffle
  * transport ({@link DepartureWatcher}).
  */
 public final class FerryExecutorPlugin
@@ -28,7 +28,6 @@ public final class FerryExecutorPlugin
 {
     private static final Logger LOG = LoggerFactory.getLogger(FerryExecutorPlugin.class);
     // One small ask per executor per interval; a departed peer's connections then close within it.
-    static final Duration DEPARTURE_POLL = Duration.ofSeconds(2);
 
     private DepartureWatcher departures;
 
@@ -65,7 +64,17 @@ public final class FerryExecutorPlugin
             LOG.warn("Ferry executor {} could not report its placement to the driver: {}", context.executorID(), e.toString());
         }
         departures = new DepartureWatcher(context.executorID(), context::ask, FerryExecutorPlugin::dropPeer);
-        departures.start(DEPARTURE_POLL);
+        departures.start(departurePoll(conf));
+    }
+
+    /** The poll interval, refused unless positive (a zero would spin against the driver). */
+    static Duration departurePoll(ConfigSource conf)
+    {
+        int millis = PluginConfigKeys.DEPARTURE_POLL_MILLIS.get(conf);
+        if (millis <= 0) {
+            throw new IllegalArgumentException(PluginConfigKeys.DEPARTURE_POLL_MILLIS.name() + " must be positive, got " + millis);
+        }
+        return Duration.ofMillis(millis);
     }
 
     /** The departed executor's connections and route in this executor's Ferry shuffle transport, if the shuffle has started here. */

@@ -17,6 +17,10 @@ public final class PluginConfigKeys
             "Ask NVML (the NVIDIA driver) for GPUs, NVLinks and P2P status when probing. Off: sysfs only.");
     public static final ConfigKey<String> SYSFS_ROOT = ConfigKey.string("spark.ferry.topology.sysfsRoot", "/sys",
             "Where the probe reads sysfs; a copied tree can stand in for /sys.");
+    public static final ConfigKey<Integer> DEPARTURE_POLL_MILLIS = ConfigKey.integer("spark.ferry.executor.departurePollMillis", 2000,
+            "How often an executor asks the driver which executors have left, to close its connections and routes to them. "
+                    + "A fetch from a departed peer fails on its own either way (Spark reruns the map stage); this bounds how long "
+                    + "idle connections, mappings and shared memory held for it outlive it.");
 
     @Override
     public String section()
@@ -27,6 +31,6 @@ public final class PluginConfigKeys
     @Override
     public List<ConfigKey<?>> keys()
     {
-        return List.of(TOPOLOGY_FILE, PROBE_NVML, SYSFS_ROOT);
+        return List.of(TOPOLOGY_FILE, PROBE_NVML, SYSFS_ROOT, DEPARTURE_POLL_MILLIS);
     }
 }

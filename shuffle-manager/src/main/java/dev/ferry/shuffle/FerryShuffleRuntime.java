@@ -114,7 +114,7 @@ public final class FerryShuffleRuntime
             DeviceBlockSource deviceBlocks = null;
             if (topology.isPresent()) {
                 Path shmDirectory = ShmNames.directory(config);
-                shmWriter = new ShmBlockWriter(shmDirectory);
+                shmWriter = new ShmBlockWriter(shmDirectory, TransportConfigKeys.SHM_STAGING_BYTES.get(config));
                 RoutePolicy policy = new RoutePolicy(RoutePolicyConfig.from(config));
                 String[] noVerbsReason = new String[1];
                 verbs = openVerbs(config, topology.get(), policy, store, noVerbsReason);
@@ -127,7 +127,7 @@ public final class FerryShuffleRuntime
                 }
                 transport = new RoutingShuffleTransport(topology.get().cluster(), topology.get().place(), policy, stream, shmDirectory,
                         new ShmBlockReader(shmDirectory, ROUTE_COUNTERS), Optional.ofNullable(verbs), noVerbsReason[0] == null ? "" : noVerbsReason[0],
-                        ROUTE_COUNTERS, new PeerRouteLog(), device);
+                        ROUTE_COUNTERS, new PeerRouteLog(), device, TransportConfigKeys.HOST_LANDING_POOL_BYTES.get(config));
             }
             MapOutputStore served = store;
             BlockServer server = new TcpBlockServer(block -> served.open(block.shuffleId(), block.mapId(), block.reduceId()), null,

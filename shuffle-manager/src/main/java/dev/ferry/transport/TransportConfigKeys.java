@@ -32,6 +32,14 @@ public final class TransportConfigKeys
             "How long a peer has to complete authentication (when spark.authenticate is on) before the connection is dropped.");
     public static final ConfigKey<String> SHM_DIR = ConfigKey.string("spark.ferry.transport.shm.dir", "/dev/shm",
             "Directory of HOST_SHM block files (0600, unguessable names); java.io.tmpdir when absent.");
+    public static final ConfigKey<Long> SHM_STAGING_BYTES = ConfigKey.bytes("spark.ferry.transport.shm.stagingBytes", "256m",
+            "Shared-memory staging arena of an executor (at most 2g): blocks it serves to same-node peers that are not already in shared memory "
+                    + "(HOST_STAGED blocks copied out of its GPU, spilled HOST_SHM blocks) are copied into reused ranges of it, which readers map once. "
+                    + "Made on first use. A block that finds no free range gets a file of its own (counted, logged once); 0 gives every such block its own file.");
+    public static final ConfigKey<Long> HOST_LANDING_POOL_BYTES = ConfigKey.bytes("spark.ferry.transport.hostLandingPoolBytes", "256m",
+            "Idle pinned host memory an executor keeps for GPU blocks fetched over NVLINK or PCIE_P2P into host memory (for Spark's CPU operators): "
+                    + "copies out of GPU memory land in reused page-locked buffers instead of fresh pageable memory. Buffers in use are not limited by this, "
+                    + "only by the fetch limits; 0 frees each buffer after use.");
 
     public static final ConfigKey<Integer> CONNECT_MAX_RETRIES = ConfigKey.integer("spark.ferry.transport.connect.maxRetries", 3,
             "How often a fetch retries a connection to a peer that refused or timed out (a transient error: the peer's server may be starting or busy), waiting longer each time; 0 disables retries. Errors after a connection was made are never retried here: they become FetchFailedExceptions.");
@@ -54,7 +62,7 @@ public final class TransportConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(VERBS, RDMA_CONNECT_TIMEOUT_MILLIS, RDMA_QUEUE_DEPTH, RDMA_MAX_OUTSTANDING_READS, RDMA_CQ_SIZE, RDMA_MAX_REGION_BYTES,
-                RDMA_READ_CHUNK_BYTES, SIMULATED_PEERMEM, SIMULATED_BAR1_BYTES, AUTH_TIMEOUT_MILLIS, SHM_DIR, CONNECT_MAX_RETRIES,
+                RDMA_READ_CHUNK_BYTES, SIMULATED_PEERMEM, SIMULATED_BAR1_BYTES, AUTH_TIMEOUT_MILLIS, SHM_DIR, SHM_STAGING_BYTES, HOST_LANDING_POOL_BYTES, CONNECT_MAX_RETRIES,
                 CONNECT_RETRY_WAIT_MILLIS, MAX_CONNECTIONS_PER_PEER, TEST_FAULT_INJECTION, TEST_FAULT_ONCE_FILE);
     }
 }

@@ -129,7 +129,7 @@ class TestCrossProcessTransports
             DeviceLanding landing = new DeviceLanding(runtime, pool);
             IpcHandle handle = IpcHandle.fromBase64(child.expect("HANDLE"));
             RouteCounters counters = new RouteCounters();
-            DeviceBlockReader reader = new DeviceBlockReader(runtime, counters, 4096);
+            DeviceBlockReader reader = new DeviceBlockReader(runtime, counters, 4096, 0);
             byte[] expected = TestBytes.bytes(22, length);
 
             try (DeviceBuffer viaNvlink = reader.readToDevice(handle, landing, Route.NVLINK)) {

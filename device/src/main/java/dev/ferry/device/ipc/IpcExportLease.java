@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -37,7 +38,13 @@ public final class IpcExportLease
 
     public static IpcExportLease create(Path directory)
     {
-        return new IpcExportLease(SharedMemoryFiles.create(directory, "ferry-ipc-lease"));
+        return create(directory, "ferry-ipc-lease");
+    }
+
+    /** A lease file {@code filePrefix-<pid>-<random>} in {@code directory} (a prefix its readers' name checks accept). */
+    public static IpcExportLease create(Path directory, String filePrefix)
+    {
+        return new IpcExportLease(SharedMemoryFiles.create(directory, filePrefix));
     }
 
     public Path path()
@@ -49,7 +56,14 @@ public final class IpcExportLease
     public boolean tryRelease()
     {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            FileLock lock = channel.tryLock(0, Long.MAX_VALUE, false);
+            FileLock lock;
+            try {
+                lock = channel.tryLock(0, Long.MAX_VALUE, false);
+            }
+            catch (OverlappingFileLockException e) {
+                // The importer is this very process (a same-JVM reader's shared lock): still held.
+                return false;
+            }
             if (lock == null) {
                 return false;
             }

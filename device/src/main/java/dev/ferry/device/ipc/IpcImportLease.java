@@ -6,6 +6,7 @@ import dev.ferry.common.FerryException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -49,6 +50,18 @@ public final class IpcImportLease
         }
     }
 
+    private static FileLock tryShared(FileChannel channel)
+            throws IOException
+    {
+        try {
+            return channel.tryLock(0, Long.MAX_VALUE, true);
+        }
+        catch (OverlappingFileLockException e) {
+            // The exporter is this very process, checking for importers under its exclusive lock right now.
+            return null;
+        }
+    }
+
     private static Held lock(Path path, String handleDescription)
     {
         FileChannel channel = null;
@@ -57,7 +70,7 @@ public final class IpcImportLease
             long deadline = System.nanoTime() + ACQUIRE_TIMEOUT_NANOS;
             FileLock lock;
             // The exporter holds the exclusive lock only briefly while checking for importers.
-            while ((lock = channel.tryLock(0, Long.MAX_VALUE, true)) == null) {
+            while ((lock = tryShared(channel)) == null) {
                 if (System.nanoTime() > deadline) {
                     throw new FerryException(ErrorCategory.EXTERNAL, "Timed out waiting for IPC lease " + path + " of " + handleDescription);
                 }

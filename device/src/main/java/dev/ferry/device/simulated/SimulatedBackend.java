@@ -10,7 +10,10 @@ import dev.ferry.device.host.ByteBufferStream;
 import dev.ferry.device.host.CopyShaper;
 import dev.ferry.device.host.HostMemory;
 import dev.ferry.device.ipc.IpcExportLease;
+import dev.ferry.device.ipc.ArenaMemory;
 import dev.ferry.device.ipc.IpcImportLease;
+import dev.ferry.device.ipc.SharedArena;
+import dev.ferry.device.ipc.SharedMappings;
 import dev.ferry.device.ipc.SharedMemoryFiles;
 import dev.ferry.device.memory.MemoryLocation;
 import dev.ferry.device.memory.NativeMemory;
@@ -27,12 +30,9 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.MappedByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -72,7 +72,7 @@ public final class SimulatedBackend
                 : CopyShaper.NONE;
         try {
             for (int device = 0; device < count; device++) {
-                SharedArena arena = SharedArena.create(device, capacity, sharedDirectory);
+                SharedArena arena = SharedArena.create(MemoryLocation.device(device), "Simulated GPU " + device, capacity, sharedDirectory, "ferry-sim-gpu" + device);
                 arenas.add(arena);
                 devices.add(new DeviceInfo(device, "Simulated GPU " + device, capacity, "simulated:" + device));
             }
@@ -160,19 +160,23 @@ public final class SimulatedBackend
         }
         IpcImportLease lease = IpcImportLease.acquire(Paths.get(handle.leasePath()), handle.toString());
         boolean success = false;
-        try (FileChannel channel = FileChannel.open(Paths.get(arenaFile), StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+        try {
             long start = arenaOffset + handle.offset();
-            if (arenaOffset < 0 || start + handle.length() > channel.size()) {
-                throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": range [" + start + ", +" + handle.length() + ") lies outside " + arenaFile + " (" + channel.size() + " bytes)");
+            if (arenaOffset < 0 || handle.offset() < 0 || start < 0) {
+                throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": negative offset into " + arenaFile);
             }
-            MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_WRITE, start, handle.length());
-            ImportedMemory memory = new ImportedMemory(MemoryLocation.device(handle.device()), mapping, lease,
+            // The arena is mapped once per process and kept (SharedMappings): the lease, held until close, is what makes the range ours.
+            SharedMappings.Slice slice = SharedMappings.process().open(Paths.get(arenaFile), handle.exporterPid(), start, handle.length());
+            ImportedMemory memory = new ImportedMemory(MemoryLocation.device(handle.device()), slice, lease,
                     "IPC import of pid " + handle.exporterPid() + " simulated GPU " + handle.device() + " [" + start + ", +" + handle.length() + ")");
             success = true;
             return memory;
         }
         catch (NoSuchFileException e) {
             throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": the exporter's device memory " + arenaFile + " is gone", e);
+        }
+        catch (IllegalArgumentException e) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": " + e.getMessage(), e);
         }
         catch (IOException e) {
             throw new FerryException(ErrorCategory.EXTERNAL, "Cannot map " + handle + " from " + arenaFile + ": " + e.getMessage(), e);

@@ -1,5 +1,8 @@
 package dev.ferry.transport.local;
 
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.device.DeviceEvent;
@@ -14,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.util.EnumSet;
 import java.util.Set;
 
+import static java.lang.Math.toIntExact;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -31,14 +35,17 @@ import static java.util.Objects.requireNonNull;
  * reader is done. Every block is counted on its route. Thread-safe if the runtime is.
  */
 public final class DeviceBlockReader
+        implements AutoCloseable
 {
     private static final Set<Route> DEVICE_ROUTES = EnumSet.of(Route.NVLINK, Route.PCIE_P2P, Route.HOST_STAGED);
 
     private final DeviceRuntime runtime;
     private final RouteCounters counters;
     private final long bounceBytes;
+    private final HostLandingPool hostLanding;
 
-    public DeviceBlockReader(DeviceRuntime runtime, RouteCounters counters, long bounceBytes)
+    /** {@code hostLandingRetainBytes}: idle pinned landing buffers kept for blocks wanted in host memory ({@link HostLandingPool}). */
+    public DeviceBlockReader(DeviceRuntime runtime, RouteCounters counters, long bounceBytes, long hostLandingRetainBytes)
     {
         this.runtime = requireNonNull(runtime, "runtime is null");
         this.counters = requireNonNull(counters, "counters is null");
@@ -46,6 +53,7 @@ public final class DeviceBlockReader
             throw new IllegalArgumentException("bounce buffer size must be positive: " + bounceBytes);
         }
         this.bounceBytes = bounceBytes;
+        this.hostLanding = new HostLandingPool(runtime, hostLandingRetainBytes);
     }
 
     /**
@@ -86,6 +94,32 @@ public final class DeviceBlockReader
             counters.recordBlock(route, target.length());
             return target;
         }
+    }
+
+    /**
+     * Copies the exported block into a pinned host landing buffer ({@link HostLandingPool}) and
+     * returns it as an Arrow buffer of {@code allocator}, for a consumer on the CPU.
+     */
+    public ArrowBuf landInHost(IpcHandle handle, BufferAllocator allocator, Route route)
+    {
+        requireNonNull(handle, "handle is null");
+        ArrowBuf landing = hostLanding.take(allocator, handle.length());
+        boolean success = false;
+        try {
+            readToHost(handle, landing.nioBuffer(0, toIntExact(handle.length())), route);
+            success = true;
+            return landing;
+        }
+        finally {
+            if (!success) {
+                landing.close();
+            }
+        }
+    }
+
+    public HostLandingPool hostLanding()
+    {
+        return hostLanding;
     }
 
     /** Copies the exported block into {@code target}'s remaining bytes, which must be exactly the block's length. */
@@ -162,5 +196,11 @@ public final class DeviceBlockReader
         if (!DEVICE_ROUTES.contains(route)) {
             throw new IllegalArgumentException("A same-node GPU block moves over " + DEVICE_ROUTES + ", not " + route);
         }
+    }
+
+    @Override
+    public void close()
+    {
+        hostLanding.close();
     }
 }

@@ -1,6 +1,7 @@
 package dev.ferry.transport.local;
 
-import java.lang.reflect.Field;
+import dev.ferry.device.ipc.Unmapper;
+
 import java.nio.MappedByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -20,8 +21,6 @@ import static java.util.Objects.requireNonNull;
  */
 final class MappedMemory
 {
-    private static final sun.misc.Unsafe UNSAFE = unsafe();
-
     private MappedMemory() {}
 
     static ArrowBuf wrap(BufferAllocator allocator, MappedByteBuffer mapping, Runnable afterUnmap)
@@ -48,19 +47,6 @@ final class MappedMemory
     /** Unmaps now; the buffer must not be used afterwards (every user went through the Arrow reference count). */
     static void unmap(MappedByteBuffer mapping)
     {
-        UNSAFE.invokeCleaner(mapping);
-    }
-
-    private static sun.misc.Unsafe unsafe()
-    {
-        try {
-            // jdk.unsupported opens sun.misc, so no --add-opens is needed for this.
-            Field field = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
-            field.setAccessible(true);
-            return (sun.misc.Unsafe) field.get(null);
-        }
-        catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
+        Unmapper.unmap(mapping);
     }
 }

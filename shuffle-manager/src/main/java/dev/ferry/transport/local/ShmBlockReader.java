@@ -2,6 +2,8 @@ package dev.ferry.transport.local;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
+import dev.ferry.device.ipc.IpcImportLease;
+import dev.ferry.device.ipc.SharedMappings;
 import dev.ferry.topology.route.Route;
 import dev.ferry.transport.metrics.RouteCounters;
 
@@ -18,9 +20,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.Files;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.ForeignAllocation;
+import org.apache.arrow.memory.util.MemoryUtil;
 
 import static java.util.Objects.requireNonNull;
 
@@ -62,8 +67,15 @@ public final class ShmBlockReader
             throw new IllegalArgumentException("Target has " + target.remaining() + " bytes left, block " + handle.fileName() + " has " + handle.length());
         }
         Path file = directory.resolve(handle.fileName());
+        if (handle.leaseName().isPresent() || ShmNames.isArena(handle.fileName())) {
+            try (Leased leased = openLeased(handle, file)) {
+                target.put(leased.slice().buffer());
+            }
+            counters.recordBlock(Route.HOST_SHM, handle.length());
+            return;
+        }
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            checkFile(file, handle, channel.size());
+            checkFile(file, handle);
             readFully(channel, file, handle, target);
         }
         catch (IOException e) {
@@ -85,10 +97,15 @@ public final class ShmBlockReader
             throw new IllegalArgumentException("Block " + handle.fileName() + " has " + handle.length() + " bytes, more than one buffer holds");
         }
         Path file = directory.resolve(handle.fileName());
+        if (handle.leaseName().isPresent() || ShmNames.isArena(handle.fileName())) {
+            ArrowBuf block = wrapLeased(openLeased(handle, file), allocator);
+            counters.recordBlock(Route.HOST_SHM, handle.length());
+            return block;
+        }
         ArrowBuf block;
         // PRIVATE mappings need a channel open for reading and writing; the peer's file is never written (copy on write).
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-            checkFile(file, handle, channel.size());
+            checkFile(file, handle);
             if (handle.length() >= MAP_MIN_BYTES) {
                 MappedByteBuffer mapping = channel.map(FileChannel.MapMode.PRIVATE, handle.offset(), handle.length());
                 try {
@@ -132,10 +149,83 @@ public final class ShmBlockReader
         }
     }
 
-    private static void checkFile(Path file, ShmBlockHandle handle, long size)
+    /** A range of the writer's staging arena with the writer's lease on it held, through this process's kept mapping of the arena. */
+    private record Leased(SharedMappings.Slice slice, IpcImportLease lease)
+            implements AutoCloseable
+    {
+        @Override
+        public void close()
+        {
+            try {
+                slice.close();
+            }
+            finally {
+                lease.release();
+            }
+        }
+    }
+
+    /**
+     * Takes the writer's lease on the range first (it fails if the writer has already reused or
+     * released the range), then checks the arena file as any block file and maps it, or reuses this
+     * process's mapping of it.
+     */
+    private Leased openLeased(ShmBlockHandle handle, Path file)
+    {
+        if (!ShmNames.isArena(handle.fileName()) || handle.leaseName().isEmpty()) {
+            throw refused(file, "a range of a staging arena is read only under its lease, and only an arena's range has one (lease: " + handle.leaseName().orElse("none") + ")");
+        }
+        Path leaseFile = directory.resolve(handle.leaseName().get());
+        IpcImportLease lease = IpcImportLease.acquire(leaseFile, "shared-memory block " + file + " [" + handle.offset() + ", +" + handle.length() + ")");
+        boolean success = false;
+        try {
+            if (!LeaseRange.grants(Files.readAllBytes(leaseFile), handle.offset(), handle.length())) {
+                throw refused(file, "lease " + leaseFile.getFileName() + " does not grant the range [" + handle.offset() + ", +" + handle.length() + ")");
+            }
+            checkFile(file, handle);
+            Leased leased = new Leased(SharedMappings.process().open(file, ShmNames.ownerPid(handle.fileName()), handle.offset(), handle.length()), lease);
+            success = true;
+            return leased;
+        }
+        catch (IOException e) {
+            throw new FerryException(ErrorCategory.EXTERNAL, "Cannot open shared-memory block " + file + ": " + e.getMessage()
+                    + " (the writer may have released it or exited)", e);
+        }
+        finally {
+            if (!success) {
+                lease.release();
+            }
+        }
+    }
+
+    /** The leased range as an Arrow buffer whose release drops the mapping's use and the lease, once. */
+    private static ArrowBuf wrapLeased(Leased leased, BufferAllocator allocator)
+    {
+        ByteBuffer bytes = leased.slice().buffer();
+        AtomicBoolean released = new AtomicBoolean();
+        try {
+            return allocator.wrapForeignAllocation(new ForeignAllocation(bytes.capacity(), MemoryUtil.getByteBufferAddress(bytes))
+            {
+                @Override
+                protected void release0()
+                {
+                    if (released.compareAndSet(false, true)) {
+                        leased.close();
+                    }
+                }
+            });
+        }
+        catch (RuntimeException e) {
+            leased.close();
+            throw e;
+        }
+    }
+
+    private static void checkFile(Path file, ShmBlockHandle handle)
             throws IOException
     {
         PosixFileAttributes attributes = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        long size = attributes.size();
         if (!attributes.isRegularFile()) {
             throw refused(file, "not a regular file");
         }

@@ -29,7 +29,11 @@ public final class ShmNames
 {
     private static final Logger LOG = LoggerFactory.getLogger(ShmNames.class);
     private static final String PREFIX = "ferry-shm-";
-    private static final Pattern NAME = Pattern.compile("ferry-shm-(?:([0-9]{1,10})-)?[0-9a-f]{32}");
+    /** File prefix of a writer's reused staging arena ({@code ShmBlockWriter}); its ranges are only read under a lease. */
+    static final String ARENA_PREFIX = "ferry-shm-arena";
+    /** File prefix of the lease on one range of a staging arena. */
+    static final String LEASE_PREFIX = "ferry-shm-lease";
+    private static final Pattern NAME = Pattern.compile("ferry-shm-(?:(arena|lease)-)?(?:([0-9]{1,10})-)?[0-9a-f]{32}");
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private ShmNames() {}
@@ -54,7 +58,7 @@ public final class ShmNames
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, PREFIX + "*")) {
             for (Path file : files) {
                 Matcher name = NAME.matcher(file.getFileName().toString());
-                if (!name.matches() || name.group(1) == null || ProcessHandle.of(Long.parseLong(name.group(1))).isPresent()) {
+                if (!name.matches() || name.group(2) == null || ProcessHandle.of(Long.parseLong(name.group(2))).isPresent()) {
                     continue;
                 }
                 try {
@@ -76,6 +80,25 @@ public final class ShmNames
             LOG.info("Deleted {} shared-memory file(s), {} bytes, left in {} by Ferry processes that exited", deleted, bytes, directory);
         }
         return deleted;
+    }
+
+    /** Whether {@code name} (a checked name) is a staging arena's: a range of it is read only under its lease. */
+    static boolean isArena(String name)
+    {
+        return name.startsWith(ARENA_PREFIX + "-");
+    }
+
+    /** The pid of the process that made the file {@code name}, where the name carries one (a checked name); -1 otherwise. */
+    static long ownerPid(String name)
+    {
+        Matcher matcher = NAME.matcher(name);
+        return matcher.matches() && matcher.group(2) != null ? Long.parseLong(matcher.group(2)) : -1;
+    }
+
+    /** Whether {@code name} (a checked name) is a lease file's. */
+    static boolean isLease(String name)
+    {
+        return name.startsWith(LEASE_PREFIX + "-");
     }
 
     public static void checkName(String name)

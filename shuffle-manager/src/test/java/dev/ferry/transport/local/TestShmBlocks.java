@@ -55,6 +55,87 @@ class TestShmBlocks
     }
 
     @Test
+    void stagedBlocksReuseArenaRangesOnlyAfterTheReaderLetsGo()
+            throws Exception
+    {
+        RouteCounters counters = new RouteCounters();
+        ShmBlockReader reader = new ShmBlockReader(directory, counters);
+        try (BufferAllocator allocator = new RootAllocator(); ShmBlockWriter writer = new ShmBlockWriter(directory, 1 << 20)) {
+            ShmBlockHandle first = writer.publish(TestBytes.direct(41, 300_000));
+            assertTrue(first.leaseName().isPresent(), "a block in the staging arena carries its lease");
+            assertEquals(first, ShmBlockHandle.fromBytes(first.toBytes()));
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(directory.resolve(first.fileName()))));
+            ArrowBuf held = reader.open(first, allocator);
+            ShmBlockHandle longer = new ShmBlockHandle(first.fileName(), first.offset(), first.length() + 1, first.leaseName());
+            FerryException beyondLease = assertThrows(FerryException.class, () -> reader.open(longer, allocator));
+            assertTrue(beyondLease.getMessage().contains("does not grant"), beyondLease.getMessage());
+            ShmBlockHandle withoutLease = new ShmBlockHandle(first.fileName(), 0, 1000);
+            FerryException noLease = assertThrows(FerryException.class, () -> reader.read(withoutLease, ByteBuffer.allocate(1000)));
+            assertTrue(noLease.getMessage().contains("only under its lease"), noLease.getMessage());
+            writer.release(first);
+            // The reader still holds the range: a new block must not land on it.
+            ShmBlockHandle second = writer.publish(TestBytes.direct(42, 300_000));
+            assertEquals(first.fileName(), second.fileName(), "same arena file");
+            assertNotEquals(first.offset(), second.offset(), "a held range is not reused");
+            byte[] bytes = new byte[300_000];
+            held.getBytes(0, bytes);
+            assertArrayEquals(TestBytes.bytes(41, 300_000), bytes, "the held block is intact after another block was staged");
+            held.close();
+            writer.release(second);
+            // Both ranges are free now (the reader let go of the first, nobody opened the second): the first fit is offset 0 again.
+            ShmBlockHandle third = writer.publish(TestBytes.direct(43, 300_000));
+            assertEquals(first.offset(), third.offset(), "a range is reused once its reader let go");
+            ByteBuffer copy = ByteBuffer.allocateDirect(300_000);
+            reader.read(third, copy);
+            assertArrayEquals(TestBytes.bytes(43, 300_000), TestBytes.toArray(copy.flip()));
+            assertEquals(2, counters.blocks(Route.HOST_SHM));
+            assertEquals(0, writer.arenaMisses());
+            assertEquals(0, allocator.getAllocatedMemory());
+        }
+        try (var files = Files.list(directory)) {
+            assertEquals(0, files.count(), "close deletes the arena and its lease files");
+        }
+    }
+
+    @Test
+    void aBlockThatFindsNoFreeRangeGetsAFileOfItsOwn()
+            throws Exception
+    {
+        try (BufferAllocator allocator = new RootAllocator(); ShmBlockWriter writer = new ShmBlockWriter(directory, 64 << 10)) {
+            ShmBlockHandle fits = writer.publish(TestBytes.direct(1, 40_000));
+            ShmBlockHandle tooLarge = writer.publish(TestBytes.direct(2, 100_000));
+            ShmBlockHandle noRoomLeft = writer.publish(TestBytes.direct(3, 40_000));
+            assertTrue(fits.leaseName().isPresent());
+            assertTrue(tooLarge.leaseName().isEmpty(), "larger than the arena");
+            assertTrue(noRoomLeft.leaseName().isEmpty(), "the arena is held by the first block");
+            assertEquals(2, writer.arenaMisses());
+            ShmBlockReader reader = new ShmBlockReader(directory, new RouteCounters());
+            int seed = 1;
+            for (ShmBlockHandle handle : new ShmBlockHandle[] {fits, tooLarge, noRoomLeft}) {
+                try (ArrowBuf block = reader.open(handle, allocator)) {
+                    byte[] bytes = new byte[(int) handle.length()];
+                    block.getBytes(0, bytes);
+                    assertArrayEquals(TestBytes.bytes(seed++, (int) handle.length()), bytes);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aRangeTheWriterHasReleasedCannotBeOpened()
+    {
+        try (BufferAllocator allocator = new RootAllocator(); ShmBlockWriter writer = new ShmBlockWriter(directory, 1 << 20)) {
+            ShmBlockHandle handle = writer.publish(TestBytes.direct(7, 5000));
+            writer.release(handle);
+            // Nobody held it, so its lease ended with the release and the range may already hold another block.
+            FerryException gone = assertThrows(FerryException.class, () -> new ShmBlockReader(directory, new RouteCounters()).open(handle, allocator));
+            assertTrue(gone.getMessage().contains(handle.leaseName().orElseThrow()), gone.getMessage());
+            ShmBlockHandle forged = new ShmBlockHandle(handle.fileName(), 0, 2 << 20, handle.leaseName());
+            assertThrows(FerryException.class, () -> new ShmBlockReader(directory, new RouteCounters()).open(forged, allocator), "beyond the arena and without a lease");
+        }
+    }
+
+    @Test
     void handlesCannotNameOtherFiles()
     {
         assertThrows(IllegalArgumentException.class, () -> new ShmBlockHandle("../../etc/passwd", 0, 10));

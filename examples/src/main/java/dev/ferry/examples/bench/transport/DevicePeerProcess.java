@@ -20,6 +20,7 @@ import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.tcp.TcpAuth;
 import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
+import dev.ferry.transport.TransportConfigKeys;
 import dev.ferry.transport.local.ShmBlockWriter;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -50,7 +51,7 @@ public final class DevicePeerProcess
                         "spark.ferry.device.simulated.capacity", Long.toString(bytes + (64L << 20)))));
                 DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 0, bytes + blockBytes, 100);
                 TieredShuffleStore store = new TieredShuffleStore(runtime, 0, pool, bytes, new LocalSpillDirectory(shm.resolveSibling("peer-spill"), 0));
-                ShmBlockWriter writer = new ShmBlockWriter(shm)) {
+                ShmBlockWriter writer = new ShmBlockWriter(shm, TransportConfigKeys.SHM_STAGING_BYTES.defaultValue())) {
             try (ArrowBuf pattern = allocator.buffer(blockBytes)) {
                 for (int block = 0; block < blocks; block++) {
                     BlockConsumer.fill(pattern.memoryAddress(), blockBytes, (long) block * blockBytes);

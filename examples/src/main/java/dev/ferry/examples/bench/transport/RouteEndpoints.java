@@ -40,6 +40,7 @@ import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
+import dev.ferry.transport.TransportConfigKeys;
 import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.local.ShmBlockWriter;
@@ -162,7 +163,7 @@ final class RouteEndpoints
             port = child.port();
         }
         else {
-            ShmBlockWriter writer = new ShmBlockWriter(shm);
+            ShmBlockWriter writer = new ShmBlockWriter(shm, TransportConfigKeys.SHM_STAGING_BYTES.defaultValue());
             TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, maxFrameBytes, writer, serverNic,
                     TcpAuth.none(), devicePath);
             resources.add(0, writer);
@@ -179,7 +180,8 @@ final class RouteEndpoints
             landing = Optional.of(new DeviceLanding(runtime, readerPool));
         }
         reader = new RoutingShuffleTransport(cluster, self, new RoutePolicy(RoutePolicyConfig.defaults()), new TcpShuffleTransport(60_000, maxFrameBytes), shm,
-                new ShmBlockReader(shm, counters), Optional.of(readerNic), "", counters, new PeerRouteLog(), landing);
+                new ShmBlockReader(shm, counters), Optional.of(readerNic), "", counters, new PeerRouteLog(), landing,
+                TransportConfigKeys.HOST_LANDING_POOL_BYTES.defaultValue());
         resources.add(0, reader);
         // No place: the peer announced none, so the stream transport (TCP) carries its blocks.
         BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply("bench-peer", "localhost", 7000, scala.Option.empty()), port,

@@ -23,6 +23,7 @@ import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RouteDecision;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.transport.local.DeviceBlockReader;
+import dev.ferry.device.ipc.SharedMappings;
 import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.metrics.PeerRouteLog;
@@ -46,16 +47,17 @@ import static java.util.Objects.requireNonNull;
  * through the verbs layer: simulated verbs under a simulated cluster); {@code IPOIB_TCP}/{@code TCP}
  * (the stream transport, reporting the route name); with this executor's device runtime (the
  * device store's), {@code NVLINK}/{@code PCIE_P2P} (the peer lends the block's device buffer from
- * its store and exports it over CUDA IPC; {@link DeviceBlockReader} copies it peer-to-peer into this
- * executor's GPU) and {@code GPUDIRECT_RDMA} (the peer registers the block's device memory with its
- * NIC; this executor READs it into its own registered GPU memory). Where blocks land: on the
- * reader's GPU first, over the route that carries them, then down to host memory, because
- * Spark's reduce side (Ferry's Arrow decoder) runs on the CPU; the local copy down is the same one
- * a read of the executor's own device store makes. A block the peer has spilled off its GPU
- * travels {@code HOST_STAGED} / {@code RDMA_HOST_STAGED} instead and is counted there, with a
- * logged fallback. Without a device runtime here the device routes go {@code HOST_STAGED} /
- * {@code RDMA_HOST_STAGED}, and an RDMA route without a verbs layer goes over the stream
- * transport. The route reported, counted and logged is always the one that carried the bytes,
+ * its store and exports it over CUDA IPC; {@link DeviceBlockReader} opens it here); and
+ * {@code GPUDIRECT_RDMA} (the peer registers the block's device memory with its NIC; this executor
+ * READs it one-sidedly). Where blocks land: in host memory here, because Spark's reduce side
+ * (Ferry's Arrow decoder) runs on the CPU: an IPC block is copied once out of the peer's GPU into a
+ * reused pinned landing buffer ({@link dev.ferry.transport.local.HostLandingPool}), a GPUDirect RDMA
+ * block is READ out of the peer's GPU into registered host memory; neither visits this executor's
+ * GPU ({@link DeviceBlockReader#readToDevice} is the path for a device consumer). A block the peer
+ * has spilled off its GPU travels {@code HOST_STAGED} / {@code RDMA_HOST_STAGED} instead and is
+ * counted there, with a logged fallback. Without a device runtime here (CUDA IPC needs a context in
+ * the reading process) the IPC routes go {@code HOST_STAGED}; an RDMA route without a verbs layer
+ * goes over the stream transport. The route reported, counted and logged is always the one that carried the bytes,
  * with the decision and any fallback in the reason. The choice
  * per peer is made once and logged once ({@link PeerRouteLog}); every block is counted in
  * {@link RouteCounters}. Thread-safe.
@@ -84,15 +86,19 @@ public final class RoutingShuffleTransport
     public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
             Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log)
     {
-        this(cluster, self, policy, stream, shmDirectory, shm, verbs, noVerbsReason, counters, log, Optional.empty());
+        this(cluster, self, policy, stream, shmDirectory, shm, verbs, noVerbsReason, counters, log, Optional.empty(), 0);
     }
 
-    /** As above; {@code device}: this executor's device runtime and the pool (its device store's) that the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes land blocks in. */
+    /**
+     * As above; {@code device}: this executor's device runtime (which opens NVLINK and PCIE_P2P IPC handles) and the pool (its device store's)
+     * that blocks for a device consumer land in; {@code hostLandingRetainBytes}: idle pinned host buffers kept for device blocks wanted in host memory
+     * ({@code spark.ferry.transport.hostLandingPoolBytes}).
+     */
     public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
-            Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log, Optional<DeviceLanding> device)
+            Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log, Optional<DeviceLanding> device, long hostLandingRetainBytes)
     {
         this.device = requireNonNull(device, "device is null");
-        this.deviceReader = device.map(landing -> new DeviceBlockReader(landing.runtime(), counters, BOUNCE_BYTES));
+        this.deviceReader = device.map(landing -> new DeviceBlockReader(landing.runtime(), counters, BOUNCE_BYTES, hostLandingRetainBytes));
         this.cluster = requireNonNull(cluster, "cluster is null");
         this.self = requireNonNull(self, "self is null");
         this.policy = requireNonNull(policy, "policy is null");
@@ -165,7 +171,8 @@ public final class RoutingShuffleTransport
                 carrier = verbs.isPresent() ? decided : Route.TCP;
                 break;
             case GPUDIRECT_RDMA:
-                carrier = verbs.isPresent() ? (deviceBlocks && device.isPresent() ? decided : Route.RDMA_HOST_STAGED) : Route.TCP;
+                // The READ lands in host memory here, so this executor needs a NIC, not a GPU.
+                carrier = verbs.isPresent() ? (deviceBlocks ? decided : Route.RDMA_HOST_STAGED) : Route.TCP;
                 break;
             case NVLINK:
             case PCIE_P2P:
@@ -178,9 +185,9 @@ public final class RoutingShuffleTransport
         }
         if (carrier != decided) {
             boolean noVerbs = (carrier == Route.TCP) && verbs.isEmpty() && EnumSet.of(Route.RDMA, Route.RDMA_HOST_STAGED, Route.GPUDIRECT_RDMA).contains(decided);
-            boolean noDevice = EnumSet.of(Route.NVLINK, Route.PCIE_P2P, Route.GPUDIRECT_RDMA).contains(decided) && device.isEmpty();
+            boolean noDevice = EnumSet.of(Route.NVLINK, Route.PCIE_P2P).contains(decided) && device.isEmpty();
             reason += noVerbs ? "; no verbs layer here (" + noVerbsReason + "), carried over " + carrier
-                    : noDevice ? "; this executor has no device runtime to land " + decided + " blocks in, carried over " + carrier
+                    : noDevice ? "; this executor has no device runtime to open " + decided + " IPC handles with, carried over " + carrier
                     : "; the " + decided + " data path is not wired into the shuffle, carried over " + carrier;
         }
         else if (EnumSet.of(Route.NVLINK, Route.PCIE_P2P, Route.GPUDIRECT_RDMA).contains(decided)) {
@@ -204,7 +211,7 @@ public final class RoutingShuffleTransport
             return stream.fetchIpc(peer, blocks, allocator, carrier, deviceReader.orElseThrow(), unCountedShm, counters);
         }
         if (carrier == Route.GPUDIRECT_RDMA) {
-            return stream.fetchGpuRdma(peer, blocks, allocator, verbs.orElseThrow(), device.orElseThrow(), counters);
+            return stream.fetchGpuRdma(peer, blocks, allocator, verbs.orElseThrow(), counters);
         }
         FetchedBlocks fetched;
         if (carrier == Route.HOST_STAGED) {
@@ -227,6 +234,8 @@ public final class RoutingShuffleTransport
     public int peerLeft(String executorId)
     {
         choices.keySet().removeIf(key -> key.startsWith(executorId + "@"));
+        // Its staging arena or simulated GPU memory stays mapped here until swept (its process is gone, or its files are).
+        SharedMappings.process().sweep();
         return stream.closeConnectionsTo(executorId);
     }
 
@@ -237,7 +246,12 @@ public final class RoutingShuffleTransport
             stream.close();
         }
         finally {
-            verbs.ifPresent(VerbsBlocks::close);
+            try {
+                verbs.ifPresent(VerbsBlocks::close);
+            }
+            finally {
+                deviceReader.ifPresent(DeviceBlockReader::close);
+            }
         }
     }
 }

@@ -10,9 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import dev.ferry.device.DeviceStream;
 import dev.ferry.device.IpcHandle;
-import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.BlockFetchException;
 import dev.ferry.shuffle.transport.PeerAddress;
@@ -34,7 +32,6 @@ import dev.ferry.shuffle.transport.tcp.protocol.ShmFetchRequest;
 import dev.ferry.topology.route.Route;
 import dev.ferry.transport.auth.AuthBootstrap;
 import dev.ferry.transport.local.DeviceBlockReader;
-import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.metrics.RouteCounters;
@@ -174,32 +171,25 @@ final class TcpConnection
             throws IOException
     {
         int length = Math.toIntExact(handle.length());
-        ArrowBuf body = allocator.buffer(Math.max(length, 1));
-        boolean success = false;
+        if (length == 0) {
+            return new BlockBytes(allocator.buffer(1), 0);
+        }
         try {
-            if (length > 0) {
-                device.readToHost(handle, body.nioBuffer(0, length), route);
-            }
-            success = true;
-            return new BlockBytes(body, length);
+            return new BlockBytes(device.landInHost(handle, allocator, route), length);
         }
         catch (RuntimeException e) {
             throw new IOException("Copying " + block + " from " + peer + " over " + route + ": " + e.getMessage(), e);
         }
-        finally {
-            if (!success) {
-                body.close();
-            }
-        }
     }
 
     /**
-     * Asks another node's peer for GPU-resident blocks by GPUDirect RDMA and READs each into this
-     * executor's registered GPU memory, then down to host memory; a block the peer had spilled is
-     * READ from its host memory into ours and counted on RDMA_HOST_STAGED. Every block is counted
+     * Asks another node's peer for GPU-resident blocks by GPUDirect RDMA and READs each straight out
+     * of the peer's GPU memory into host memory here (Spark's reduce side decodes on the CPU, so the
+     * block need not visit this executor's GPU); a block the peer had spilled is READ from its host
+     * memory into ours and counted on RDMA_HOST_STAGED. Every block is counted
      * in {@code counters} and its route added to {@code carried}. On failure everything received so far is released.
      */
-    List<BlockBytes> fetchGpuRdma(List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs, DeviceLanding landing, RouteCounters counters,
+    List<BlockBytes> fetchGpuRdma(List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs, RouteCounters counters,
             List<String> carried)
             throws IOException
     {
@@ -222,7 +212,7 @@ final class TcpConnection
             checkOrder(requestId, index, response.requestId(), response.index());
             BlockBytes block;
             try {
-                block = route == Route.GPUDIRECT_RDMA ? verbs.readThroughDevice(response, allocator, landing) : verbs.read(response, allocator);
+                block = verbs.read(response, allocator);
             }
             catch (IOException | RuntimeException e) {
                 throw new IOException("RDMA READ (" + route + ") of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);

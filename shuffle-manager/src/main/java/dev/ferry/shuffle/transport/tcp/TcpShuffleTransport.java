@@ -13,7 +13,6 @@ import java.util.concurrent.LinkedBlockingDeque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.BlockFetchException;
 import dev.ferry.shuffle.transport.FetchedBlocks;
@@ -111,13 +110,12 @@ public final class TcpShuffleTransport
         return new FetchedBlocks(fetched.route(), fetched.blocks(), carried);
     }
 
-    /** GPU-resident blocks of another node's peer by GPUDirect RDMA READs into this executor's GPU; spilled ones RDMA_HOST_STAGED. */
-    public FetchedBlocks fetchGpuRdma(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs, DeviceLanding landing,
-            RouteCounters counters)
+    /** GPU-resident blocks of another node's peer by GPUDirect RDMA READs out of its GPU into host memory here; spilled ones RDMA_HOST_STAGED. */
+    public FetchedBlocks fetchGpuRdma(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs, RouteCounters counters)
             throws IOException
     {
         List<String> carried = new ArrayList<>();
-        FetchedBlocks fetched = fetch(peer, blocks, allocator, Route.GPUDIRECT_RDMA.name(), connection -> connection.fetchGpuRdma(blocks, allocator, verbs, landing, counters, carried));
+        FetchedBlocks fetched = fetch(peer, blocks, allocator, Route.GPUDIRECT_RDMA.name(), connection -> connection.fetchGpuRdma(blocks, allocator, verbs, counters, carried));
         return new FetchedBlocks(fetched.route(), fetched.blocks(), carried);
     }
 

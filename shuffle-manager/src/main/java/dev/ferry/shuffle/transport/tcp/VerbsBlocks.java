@@ -10,12 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingDeque;
 
 import dev.ferry.device.DeviceRuntime;
-import dev.ferry.device.DeviceStream;
-import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaBlockResponse;
-import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.verbs.Access;
 import dev.ferry.transport.verbs.DeviceRegistrations;
 import dev.ferry.transport.verbs.ReadTarget;
@@ -166,48 +163,10 @@ public final class VerbsBlocks
     }
 
     /**
-     * GPUDirect RDMA READ of the device block {@code response} describes into a landing buffer of
-     * this executor's device pool (registered with the NIC as the sink), then down to a new host buffer owned by
-     * the caller, since Spark's reduce side decodes on the CPU.
+     * READs the block {@code response} describes into a new host buffer owned by the caller. For a
+     * GPUDirect RDMA block the peer's NIC reads its GPU memory and this NIC writes host memory: the
+     * block goes straight to where Spark's CPU decoder wants it, never through this executor's GPU.
      */
-    BlockBytes readThroughDevice(RdmaBlockResponse response, BufferAllocator allocator, DeviceLanding landing)
-            throws IOException
-    {
-        int length = Math.toIntExact(response.length());
-        if (length == 0) {
-            return new BlockBytes(allocator.buffer(0), 0);
-        }
-        ArrowBuf body = allocator.buffer(length);
-        boolean success = false;
-        try (DeviceBuffer sinkBuffer = landing.allocate(length)) {
-            Registration sink;
-            try {
-                sink = DeviceRegistrations.register(landing.runtime(), sinkBuffer, device.protectionDomain(), Access.readSink());
-            }
-            catch (VerbsException e) {
-                throw new IOException("Cannot register " + sinkBuffer.name() + " as a GPUDirect RDMA sink with " + device.name() + ": " + e.getMessage(), e);
-            }
-            try {
-                readInto(response, sink);
-            }
-            finally {
-                sink.deregister();
-            }
-            try (DeviceStream stream = landing.runtime().newStream(landing.device())) {
-                stream.copyToHost(sinkBuffer, 0, body.nioBuffer(0, length));
-                stream.synchronize();
-            }
-            success = true;
-            return new BlockBytes(body, length);
-        }
-        finally {
-            if (!success) {
-                body.close();
-            }
-        }
-    }
-
-    /** READs the block {@code response} describes into a new buffer owned by the caller. */
     BlockBytes read(RdmaBlockResponse response, BufferAllocator allocator)
             throws IOException
     {

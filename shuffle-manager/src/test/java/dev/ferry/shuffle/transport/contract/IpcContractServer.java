@@ -79,7 +79,7 @@ public final class IpcContractServer
             }
         };
         TcpAuth auth = secret.map(value -> new TcpAuth(new SparkAuthSettings(true, "app-contract", Optional.of(value)), Duration.ofSeconds(10))).orElse(TcpAuth.none());
-        ShmBlockWriter writer = new ShmBlockWriter(shm);
+        ShmBlockWriter writer = new ShmBlockWriter(shm, 64L << 20);
         TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, 16 << 20, writer, null, auth, device);
         System.out.println("LISTEN " + server.port());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

@@ -84,7 +84,7 @@ final class IpcEndpoints
         Path shm = directory.resolve("shm");
         RouteCounters counters = new RouteCounters();
         return new RoutingShuffleTransport(cluster, self, new RoutePolicy(RoutePolicyConfig.defaults()), new TcpShuffleTransport(20_000, 16 << 20, auth), shm,
-                new ShmBlockReader(shm, counters), Optional.empty(), "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.of(new DeviceLanding(runtime, landingPool)));
+                new ShmBlockReader(shm, counters), Optional.empty(), "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.of(new DeviceLanding(runtime, landingPool)), 64L << 20);
     }
 
     @Override
@@ -129,7 +129,7 @@ final class IpcEndpoints
         child.send("HANDLE");
         IpcHandle handle = IpcHandle.fromBase64(child.expect("HANDLE"));
         try {
-            new DeviceBlockReader(runtime, new RouteCounters(), 4096).readToHost(handle, ByteBuffer.allocateDirect(Math.toIntExact(handle.length()) - 1), Route.NVLINK);
+            new DeviceBlockReader(runtime, new RouteCounters(), 4096, 0).readToHost(handle, ByteBuffer.allocateDirect(Math.toIntExact(handle.length()) - 1), Route.NVLINK);
             return null;
         }
         catch (RuntimeException e) {

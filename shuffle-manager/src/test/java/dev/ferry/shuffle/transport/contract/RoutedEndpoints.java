@@ -121,7 +121,7 @@ final class RoutedEndpoints
         this.directory = directory;
         Files.createDirectories(directory.resolve("shm"));
         Map<ShuffleBlockRef, byte[]> blocks = ContractBlocks.all(!wiring.deviceBlocks());
-        this.shmWriter = new ShmBlockWriter(directory.resolve("shm"));
+        this.shmWriter = new ShmBlockWriter(directory.resolve("shm"), 64L << 20);
         if (wiring.deviceBlocks()) {
             runtime = DeviceRuntime.create(new MapConfigSource(DEVICE_CONFIG));
             pool = new DeviceMemoryPool(runtime, 0, 32L << 20, 100);
@@ -194,7 +194,7 @@ final class RoutedEndpoints
         Path shm = directory.resolve("shm");
         RouteCounters counters = new RouteCounters();
         return new RoutingShuffleTransport(cluster, wiring.self(), new RoutePolicy(RoutePolicyConfig.defaults()), stream, shm, new ShmBlockReader(shm, counters), nic,
-                "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.ofNullable(runtime).map(device -> new DeviceLanding(device, landingPool)));
+                "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.ofNullable(runtime).map(device -> new DeviceLanding(device, landingPool)), 64L << 20);
     }
 
     @Override

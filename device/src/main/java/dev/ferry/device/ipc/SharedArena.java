@@ -1,8 +1,7 @@
-package dev.ferry.device.simulated;
+package dev.ferry.device.ipc;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
-import dev.ferry.device.ipc.SharedMemoryFiles;
 import dev.ferry.device.memory.DeviceOutOfMemoryException;
 import dev.ferry.device.memory.MemoryLocation;
 import org.slf4j.Logger;
@@ -22,22 +21,25 @@ import java.util.List;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The memory of one simulated GPU: a shared-memory file mapped once, so another JVM on the host
- * can map an exported range of it exactly as a CUDA IPC handle opens in another process.
- * Allocations are 4 KiB aligned (direct I/O can land in them) and first-fit.
+ * Memory in one shared-memory file mapped once, whose ranges another process on the host maps
+ * ({@link SharedMappings}) while it holds an export lease of the range: the memory of a simulated
+ * GPU (another JVM opens an exported range as a CUDA IPC handle opens in another process), and the
+ * host staging memory of same-node shuffle transfers. Allocations are 4 KiB aligned (direct I/O can
+ * land in them) and first-fit.
  *
  * <p>The file is sparse; before a range is handed out for the first time its pages are written
  * (committed), so a full {@code /dev/shm} is an allocation error here rather than a SIGBUS on a
  * later access. Freed ranges that an importer still maps are parked until its lease is gone.
  */
-final class SharedArena
+public final class SharedArena
         implements AutoCloseable
 {
-    static final int ALIGNMENT = 4096;
+    public static final int ALIGNMENT = 4096;
     private static final Logger log = LoggerFactory.getLogger(SharedArena.class);
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(1 << 20);
 
-    private final int device;
+    private final MemoryLocation location;
+    private final String label;
     private final Path file;
     private final FileChannel channel;
     private final MappedByteBuffer mapping;
@@ -47,9 +49,10 @@ final class SharedArena
     private long committed;
     private boolean closed;
 
-    private SharedArena(int device, Path file, FileChannel channel, MappedByteBuffer mapping, long capacity)
+    private SharedArena(MemoryLocation location, String label, Path file, FileChannel channel, MappedByteBuffer mapping, long capacity)
     {
-        this.device = device;
+        this.location = requireNonNull(location, "location is null");
+        this.label = requireNonNull(label, "label is null");
         this.file = requireNonNull(file, "file is null");
         this.channel = requireNonNull(channel, "channel is null");
         this.mapping = requireNonNull(mapping, "mapping is null");
@@ -57,40 +60,49 @@ final class SharedArena
         this.space = new ArenaSpace(capacity);
     }
 
-    static SharedArena create(int device, long capacity, Path directory)
+    /**
+     * A new arena of {@code capacity} bytes (at most {@code Integer.MAX_VALUE}: one mapping) in a
+     * 0600 file of {@code directory} named {@code filePrefix-<pid>-<random>}; its memory reports
+     * {@code location}, and {@code label} names it in messages.
+     */
+    public static SharedArena create(MemoryLocation location, String label, long capacity, Path directory, String filePrefix)
     {
-        Path file = SharedMemoryFiles.create(directory, "ferry-sim-gpu" + device);
+        if (capacity < ALIGNMENT || capacity > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(label + ": capacity must be between " + ALIGNMENT + " and " + Integer.MAX_VALUE + " bytes, got " + capacity);
+        }
+        Path file = SharedMemoryFiles.create(directory, filePrefix);
         FileChannel channel = null;
         try {
             channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
             MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, capacity);
-            return new SharedArena(device, file, channel, mapping, capacity);
+            return new SharedArena(location, label, file, channel, mapping, capacity);
         }
         catch (IOException e) {
             closeQuietly(channel);
             deleteQuietly(file);
-            throw new FerryException(ErrorCategory.EXTERNAL, "Cannot map " + capacity + " bytes of shared memory for simulated GPU " + device + " at " + file + ": " + e.getMessage(), e);
+            throw new FerryException(ErrorCategory.EXTERNAL, "Cannot map " + capacity + " bytes of shared memory for " + label + " at " + file + ": " + e.getMessage(), e);
         }
     }
 
-    Path file()
+    public Path file()
     {
         return file;
     }
 
-    int device()
+    public long capacity()
     {
-        return device;
+        return capacity;
     }
 
-    synchronized ArenaMemory allocate(long size)
+    /** A range of {@code size} bytes; throws {@link DeviceOutOfMemoryException} when no free range is large enough. */
+    public synchronized ArenaMemory allocate(long size)
     {
         checkOpen();
         reclaimLocked();
         long reserved = (size + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
         long start = space.take(reserved);
         if (start < 0) {
-            throw new DeviceOutOfMemoryException("Simulated GPU " + device + " has no free range of " + reserved + " bytes: capacity " + capacity + ", free " + space.freeBytes()
+            throw new DeviceOutOfMemoryException(label + " has no free range of " + reserved + " bytes: capacity " + capacity + ", free " + space.freeBytes()
                     + " (largest range " + space.largestFreeRange() + "), " + pendingBytesLocked() + " bytes held by IPC importers", size);
         }
         try {
@@ -98,10 +110,10 @@ final class SharedArena
         }
         catch (IOException e) {
             space.give(start, reserved);
-            throw new DeviceOutOfMemoryException("Simulated GPU " + device + " cannot back " + reserved + " bytes at offset " + start + " in " + file + ": " + e.getMessage(), size);
+            throw new DeviceOutOfMemoryException(label + " cannot back " + reserved + " bytes at offset " + start + " in " + file + ": " + e.getMessage(), size);
         }
         ByteBuffer view = mapping.slice((int) start, (int) size);
-        return new ArenaMemory(this, start, reserved, MemoryLocation.device(device), view);
+        return new ArenaMemory(this, start, reserved, location, view);
     }
 
     private void commit(long end)
@@ -114,6 +126,11 @@ final class SharedArena
         }
     }
 
+    String label()
+    {
+        return label;
+    }
+
     synchronized void free(ArenaMemory memory)
     {
         if (memory.exportLeases().tryReleaseAll()) {
@@ -124,7 +141,8 @@ final class SharedArena
         }
     }
 
-    synchronized long reclaim()
+    /** Returns the ranges whose importers have all let go to the free space; the bytes freed. */
+    public synchronized long reclaim()
     {
         return reclaimLocked();
     }
@@ -143,7 +161,8 @@ final class SharedArena
         return freed;
     }
 
-    synchronized long pendingBytes()
+    /** Bytes freed by their owner but still held by an importer's lease. */
+    public synchronized long pendingBytes()
     {
         return pendingBytesLocked();
     }
@@ -160,7 +179,7 @@ final class SharedArena
     private void checkOpen()
     {
         if (closed) {
-            throw new IllegalStateException("Simulated GPU " + device + " is closed");
+            throw new IllegalStateException(label + " is closed");
         }
     }
 
@@ -177,7 +196,7 @@ final class SharedArena
         closed = true;
         reclaimLocked();
         if (!awaitingImporters.isEmpty()) {
-            log.warn("Simulated GPU {} closes while importers still map {} bytes; their mappings stay valid", device, pendingBytesLocked());
+            log.warn("{} closes while importers still map {} bytes; their mappings stay valid", label, pendingBytesLocked());
         }
         closeQuietly(channel);
         deleteQuietly(file);

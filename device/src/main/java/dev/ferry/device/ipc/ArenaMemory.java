@@ -1,15 +1,14 @@
-package dev.ferry.device.simulated;
+package dev.ferry.device.ipc;
 
 import dev.ferry.device.host.ByteBufferMemory;
-import dev.ferry.device.ipc.IpcExportLeases;
 import dev.ferry.device.memory.MemoryLocation;
 
 import java.nio.ByteBuffer;
 
 import static java.util.Objects.requireNonNull;
 
-/** One allocation in a simulated GPU's arena: a range of the shared-memory mapping. */
-final class ArenaMemory
+/** One allocation in a {@link SharedArena}: a range of its shared-memory mapping. */
+public final class ArenaMemory
         extends ByteBufferMemory
 {
     private final SharedArena arena;
@@ -25,12 +24,12 @@ final class ArenaMemory
         this.reservedSize = reservedSize;
     }
 
-    SharedArena arena()
+    public SharedArena arena()
     {
         return arena;
     }
 
-    long arenaOffset()
+    public long arenaOffset()
     {
         return arenaOffset;
     }
@@ -41,7 +40,7 @@ final class ArenaMemory
     }
 
     /** Its range may be reused once these have all ended. */
-    IpcExportLeases exportLeases()
+    public IpcExportLeases exportLeases()
     {
         return exportLeases;
     }
@@ -49,7 +48,7 @@ final class ArenaMemory
     @Override
     public String describe()
     {
-        return "simulated GPU " + location().device() + " arena [" + arenaOffset + ", +" + size() + ")";
+        return arena.label() + " [" + arenaOffset + ", +" + size() + ")";
     }
 
     @Override

@@ -1,4 +1,4 @@
-package dev.ferry.device.simulated;
+package dev.ferry.device.ipc;
 
 import java.util.Map;
 import java.util.TreeMap;
