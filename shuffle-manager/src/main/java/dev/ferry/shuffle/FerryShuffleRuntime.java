@@ -3,6 +3,7 @@ package dev.ferry.shuffle;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,7 +42,9 @@ import dev.ferry.transport.local.ShmBlockWriter;
 import dev.ferry.transport.local.ShmNames;
 import dev.ferry.transport.metrics.PeerRouteLog;
 import dev.ferry.transport.metrics.RouteCounters;
+import dev.ferry.transport.verbs.NicAddresses;
 import dev.ferry.transport.verbs.VerbsDevice;
+import dev.ferry.transport.verbs.VerbsException;
 import dev.ferry.transport.verbs.VerbsProviders;
 import dev.ferry.transport.verbs.VerbsSelection;
 import dev.ferry.transport.verbs.VerbsSettings;
@@ -198,20 +201,34 @@ public final class FerryShuffleRuntime
             reason[0] = selection.reason();
             return null;
         }
-        if (!(selection.provider().get() instanceof SimulatedVerbsProvider)) {
-            // A real NIC is opened by one of its addresses (RDMA CM); which address is not in the topology yet.
-            reason[0] = selection.reason() + ", but opening a real NIC for the shuffle is not wired yet";
-            return null;
-        }
         VerbsSettings settings = VerbsSettings.from(config);
+        long chunk = TransportConfigKeys.RDMA_READ_CHUNK_BYTES.get(config);
+        Duration timeout = Duration.ofMillis(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config));
+        if (!(selection.provider().get() instanceof SimulatedVerbsProvider)) {
+            // A real NIC is opened by one of its own addresses (RDMA CM), found from its interfaces in the topology.
+            NicAddresses.Resolved address = NicAddresses.resolve(nic.get(), TransportConfigKeys.RDMA_ADDRESS.get(config), NicAddresses::systemInterfaceAddresses);
+            if (address.address().isEmpty()) {
+                reason[0] = selection.reason() + ", but " + address.reason();
+                return null;
+            }
+            VerbsDevice device;
+            try {
+                device = selection.provider().get().openDevice(nic.get().name(), new InetSocketAddress(address.address().get(), 0), settings);
+            }
+            catch (VerbsException e) {
+                reason[0] = selection.reason() + ", but " + nic.get().name() + " (" + address.reason() + ") did not open: " + e.getMessage();
+                return null;
+            }
+            LOG.info("Ferry shuffle RDMA routes over {} at {} ({}; {})", device.name(), device.listenAddress(), selection.reason(), address.reason());
+            return new VerbsBlocks(device, settings, (int) Math.min(chunk, Integer.MAX_VALUE), timeout);
+        }
         // A simulated NIC registers GPU memory (GPUDirect RDMA) only where the topology says the node has peer memory
         // (nvidia_peermem) and spark.ferry.transport.simulated.peermem does not turn it off.
         boolean peermem = node.kernelFacts().peerMemory().presence() == Presence.PRESENT && TransportConfigKeys.SIMULATED_PEERMEM.get(config);
         SimulatedVerbsProvider provider = new SimulatedVerbsProvider(SimulatedNicOptions.from(config).withPeermem(peermem));
-        long chunk = TransportConfigKeys.RDMA_READ_CHUNK_BYTES.get(config);
         VerbsDevice device = provider.openLoopbackDevice("sim_" + nic.get().name(), settings);
         LOG.info("Ferry shuffle RDMA routes over {} ({})", device.name(), selection.reason());
-        return new VerbsBlocks(device, settings, (int) Math.min(chunk, Integer.MAX_VALUE), Duration.ofMillis(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config)));
+        return new VerbsBlocks(device, settings, (int) Math.min(chunk, Integer.MAX_VALUE), timeout);
     }
 
     private static void closeAll(MapOutputStore store, ShuffleTransport transport, BufferAllocator allocator)

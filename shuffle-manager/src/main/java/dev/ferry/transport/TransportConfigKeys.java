@@ -12,6 +12,9 @@ public final class TransportConfigKeys
 {
     public static final ConfigKey<VerbsMode> VERBS = ConfigKey.choice("spark.ferry.transport.verbs", VerbsMode.class, VerbsMode.AUTO,
             "Verbs layer of the RDMA routes: auto (DiSNI when libdisni loads, the simulated layer when spark.ferry.device=simulated, else none), disni, simulated or off.");
+    public static final ConfigKey<String> RDMA_ADDRESS = ConfigKey.string("spark.ferry.transport.rdma.address", "",
+            "IPv4 address of this executor's RDMA NIC, by which RDMA CM opens it (DiSNI). Empty: the first IPv4 address of the network "
+                    + "interfaces the topology lists for the NIC chosen for this executor's GPU (ib0, or the RoCE port's Ethernet device).");
     public static final ConfigKey<Integer> RDMA_CONNECT_TIMEOUT_MILLIS = ConfigKey.integer("spark.ferry.transport.rdma.connectTimeoutMillis", 10000,
             "Deadline of an RDMA connect in milliseconds; on expiry the endpoint is closed (DiSNI alone would wait for ever on some CM errors).");
     public static final ConfigKey<Integer> RDMA_QUEUE_DEPTH = ConfigKey.integer("spark.ferry.transport.rdma.queueDepth", 256,
@@ -61,7 +64,7 @@ public final class TransportConfigKeys
     @Override
     public List<ConfigKey<?>> keys()
     {
-        return List.of(VERBS, RDMA_CONNECT_TIMEOUT_MILLIS, RDMA_QUEUE_DEPTH, RDMA_MAX_OUTSTANDING_READS, RDMA_CQ_SIZE, RDMA_MAX_REGION_BYTES,
+        return List.of(VERBS, RDMA_ADDRESS, RDMA_CONNECT_TIMEOUT_MILLIS, RDMA_QUEUE_DEPTH, RDMA_MAX_OUTSTANDING_READS, RDMA_CQ_SIZE, RDMA_MAX_REGION_BYTES,
                 RDMA_READ_CHUNK_BYTES, SIMULATED_PEERMEM, SIMULATED_BAR1_BYTES, AUTH_TIMEOUT_MILLIS, SHM_DIR, SHM_STAGING_BYTES, HOST_LANDING_POOL_BYTES, CONNECT_MAX_RETRIES,
                 CONNECT_RETRY_WAIT_MILLIS, MAX_CONNECTIONS_PER_PEER, TEST_FAULT_INJECTION, TEST_FAULT_ONCE_FILE);
     }
