@@ -29,6 +29,7 @@ import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.tcp.protocol.BlockResponse;
+import dev.ferry.shuffle.transport.tcp.protocol.FetchDone;
 import dev.ferry.shuffle.transport.tcp.protocol.FetchFailure;
 import dev.ferry.shuffle.transport.tcp.protocol.FetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.FrameReader;
@@ -63,7 +64,8 @@ import static java.util.Objects.requireNonNull;
  * device memory registered with the NIC ({@link GpuRdmaFetchRequest}, GPUDIRECT_RDMA); the block is
  * borrowed from the store, not copied. A block spilled off the GPU is answered through host memory
  * instead (shared memory or host registration), and the reader counts the route that carried it.
- * Either way a request's blocks are released at the connection's next request or its close.
+ * Either way a request's blocks are released when the reader says it has them ({@code FetchDone}), at
+ * its next request, or at the connection's close.
  */
 public final class TcpBlockServer
         implements BlockServer
@@ -213,10 +215,14 @@ public final class TcpBlockServer
                 if (message == null) {
                     return;
                 }
+                // By the peer's next message it has taken every block of its last request: let go of what was held for them.
                 release(published);
                 closeAll(shared);
                 deregister(exported);
                 returnLeases(lent);
+                if (message instanceof FetchDone) {
+                    continue;
+                }
                 if (message instanceof IpcFetchRequest && deviceBlocks != null && shmWriter != null) {
                     answerIpc(((IpcFetchRequest) message).blocks(), writer, published, shared, lent);
                 }

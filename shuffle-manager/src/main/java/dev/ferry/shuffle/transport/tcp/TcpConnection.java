@@ -16,6 +16,7 @@ import dev.ferry.shuffle.transport.BlockFetchException;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.tcp.protocol.BlockResponse;
+import dev.ferry.shuffle.transport.tcp.protocol.FetchDone;
 import dev.ferry.shuffle.transport.tcp.protocol.FetchFailure;
 import dev.ferry.shuffle.transport.tcp.protocol.FetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.FrameReader;
@@ -292,6 +293,9 @@ final class TcpConnection
                             message.contains(block) ? message : "Receiving " + block + " (block " + (index + 1) + " of " + blocks.size() + "): " + message, e);
                 }
             }
+            // Tell the server at once, so an idle pooled connection does not keep its blocks, files and registrations held.
+            writer.write(new FetchDone());
+            writer.flush();
             success = true;
             return received;
         }

@@ -34,7 +34,7 @@ import static java.util.Objects.requireNonNull;
 /**
  * This executor's RDMA NIC as the stream transport uses it for the RDMA routes. Serving: a block is
  * registered where it lies (the store's own off-heap bytes, no copy) for remote READs and stays
- * registered until the peer's next request or its disconnect. Reading: one-sided READs
+ * registered until the peer is done with it (its FetchDone, next request or disconnect). Reading: one-sided READs
  * ({@link RemoteReader}) into a freshly registered sink, over verbs connections pooled per peer
  * NIC (a connection serves one fetch at a time; one that failed is closed, never reused).
  */

@@ -179,6 +179,13 @@ class TestRoutingShuffleTransport
                     }
                 }
             }
+            // Each fetch ends with FetchDone: the server lets go of the files it published without waiting for
+            // another request on the idle pooled connection.
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (shm.publishedCount() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(0, shm.publishedCount(), "published blocks are released once the reader has taken them");
             long both = 70_000 + 3_000_000;
             assertEquals(both, counters.bytes(Route.HOST_SHM));
             assertEquals(both, counters.bytes(Route.HOST_STAGED));

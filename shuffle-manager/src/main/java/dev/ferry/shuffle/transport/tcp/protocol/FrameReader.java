@@ -98,6 +98,8 @@ public final class FrameReader
                     return whole(type, AuthClientProof.decode(buffer), buffer);
                 case AUTH_FAILURE:
                     return whole(type, AuthFailure.decode(buffer), buffer);
+                case FETCH_DONE:
+                    return whole(type, new FetchDone(), buffer);
                 case BLOCK_RESPONSE: {
                     BlockResponse response = BlockResponse.decode(buffer);
                     if (response.bodyLength() != frameLength - 1L - headerLength) {

@@ -11,7 +11,7 @@ import dev.ferry.shuffle.transport.ShuffleBlockRef;
  * {@link GpuRdmaBlockResponse}; a block no longer on its GPU (spilled) is registered from host
  * memory instead and answered with an {@link RdmaBlockResponse} (RDMA_HOST_STAGED);
  * {@link FetchFailure} when it cannot be served. One answer per block, in order. Registrations and
- * leases of the previous request are released when the next request arrives or the connection closes.
+ * leases of the previous request are released when the reader says it is done ({@link FetchDone}), sends its next request, or the connection closes.
  */
 public record GpuRdmaFetchRequest(FetchRequest blocks)
         implements BlockListRequest

@@ -11,7 +11,7 @@ import dev.ferry.shuffle.transport.ShuffleBlockRef;
  * exported IPC handle; a block no longer on its GPU (spilled) is staged through shared memory
  * instead and answered with a {@link ShmBlockResponse} (HOST_STAGED); {@link FetchFailure} when it
  * cannot be served. One answer per block, in order. Exports and leases of the previous request on a
- * connection are released when the next request arrives or the connection closes.
+ * connection are released when the reader says it is done ({@link FetchDone}), sends its next request, or the connection closes.
  */
 public record IpcFetchRequest(FetchRequest blocks)
         implements BlockListRequest

@@ -18,7 +18,9 @@ public enum MessageType
     AUTH_CLIENT_HELLO(12),
     AUTH_SERVER_CHALLENGE(13),
     AUTH_CLIENT_PROOF(14),
-    AUTH_FAILURE(15);
+    AUTH_FAILURE(15),
+    // The reader is done with its last request's blocks (no answer).
+    FETCH_DONE(16);
 
     private final byte id;
 

@@ -10,7 +10,7 @@ import dev.ferry.shuffle.transport.ShuffleBlockRef;
  * answers one {@link RdmaBlockResponse} (where the block's bytes are registered) or
  * {@link FetchFailure} per block, in order. The blocks are laid out like a {@link FetchRequest}'s.
  * What the server registered for the previous request on a connection is deregistered when the
- * next request arrives or the connection closes.
+ * reader says it is done ({@link FetchDone}), sends its next request, or the connection closes.
  */
 public record RdmaFetchRequest(FetchRequest blocks)
         implements BlockListRequest

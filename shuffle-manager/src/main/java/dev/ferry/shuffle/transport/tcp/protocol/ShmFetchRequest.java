@@ -9,7 +9,7 @@ import dev.ferry.shuffle.transport.ShuffleBlockRef;
  * Asks a peer on the same node to publish blocks in shared memory (HOST_SHM); the server answers one
  * {@link ShmBlockResponse} or {@link FetchFailure} per block, in order. The blocks are laid out like a
  * {@link FetchRequest}'s. What the server published for the previous request on a connection is
- * released when the next request arrives or the connection closes.
+ * released when the reader says it is done ({@link FetchDone}), sends its next request, or the connection closes.
  */
 public record ShmFetchRequest(FetchRequest blocks)
         implements BlockListRequest

@@ -31,7 +31,8 @@ class TestAuthMessages
                 new FetchFailure(1, 0, "between handshake frames"),
                 new AuthServerChallenge(new byte[] {4, 5}, new byte[] {6}),
                 new AuthClientProof(new byte[] {7, 8, 9}),
-                new AuthFailure("authentication failed: ünïcode"));
+                new AuthFailure("authentication failed: ünïcode"),
+                new FetchDone());
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         FrameWriter writer = new FrameWriter(bytes);
         for (Message message : messages) {
