@@ -44,6 +44,12 @@ public final class GdsConfigKeys
             "With filter pushdown on, evaluate the pushed filters on every decoded batch and hand Spark only the rows that may match "
                     + "(comparisons, IN, null tests, prefixes, AND/OR/NOT on integer, date, floating, boolean and binary-collation string "
                     + "columns; others keep every row). Spark re-applies every filter either way.");
+    public static final ConfigKey<Boolean> AGGREGATE_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.aggregatePushdown", true,
+            "Let Spark push COUNT, SUM, MIN and MAX (and AVG, which Spark then splits into SUM and COUNT) into the scan, with or "
+                    + "without GROUP BY over columns, when no filter stays above the scan: inputs may be columns, length(string) and "
+                    + "CASE WHEN boolean-column tests THEN integer literals. Each task returns partial results that Spark finishes; "
+                    + "COUNT(*) alone is answered from row-group row counts. Anything the scan cannot compute exactly as Spark does "
+                    + "(DISTINCT, other expressions or types) is left to Spark.");
 
     @Override
     public String section()
@@ -55,6 +61,6 @@ public final class GdsConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(ROUTE, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, PREFETCH_ROW_GROUPS, FILTER_PUSHDOWN,
-                FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN, ROW_FILTER);
+                FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN, ROW_FILTER, AGGREGATE_PUSHDOWN);
     }
 }

@@ -28,7 +28,9 @@ public enum GdsMetric
     ROWS_FILTERED("rowsFiltered", "rows the pushed filters rejected inside the scan (Spark re-applies them to the rest)", RowsFilteredMetric::new),
     FILES_PRUNED("filesPruned", "files skipped by partition filters", FilesPrunedMetric::new),
     FILES_SKIPPED("filesSkipped", "files skipped (ignoreCorruptFiles, ignoreMissingFiles)", FilesSkippedMetric::new),
-    ROUTE_FALLBACKS("routeFallbacks", "files read on another route than the policy chose", RouteFallbacksMetric::new);
+    ROUTE_FALLBACKS("routeFallbacks", "files read on another route than the policy chose", RouteFallbacksMetric::new),
+    ROW_GROUPS_FROM_METADATA("rowGroupsFromMetadata", "row groups a pushed COUNT(*) answered from their row counts, without reading them",
+            RowGroupsFromMetadataMetric::new);
 
     private final String metricName;
     private final String description;

@@ -39,7 +39,8 @@ public record GdsReadSettings(
         boolean int96TimestampConversion,
         int footerCacheEntries,
         boolean pageIndexPushdown,
-        boolean rowFilter)
+        boolean rowFilter,
+        boolean aggregatePushdown)
         implements Serializable
 {
     public GdsReadSettings
@@ -87,7 +88,8 @@ public record GdsReadSettings(
                 Boolean.parseBoolean(spark.getConfString("spark.sql.parquet.int96TimestampConversion")),
                 GdsConfigKeys.FOOTER_CACHE_ENTRIES.get(ferry),
                 GdsConfigKeys.PAGE_INDEX_PUSHDOWN.get(ferry),
-                GdsConfigKeys.ROW_FILTER.get(ferry));
+                GdsConfigKeys.ROW_FILTER.get(ferry),
+                GdsConfigKeys.AGGREGATE_PUSHDOWN.get(ferry));
     }
 
     public ReadPlanning readPlanning()

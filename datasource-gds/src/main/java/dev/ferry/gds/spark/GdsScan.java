@@ -3,6 +3,7 @@ package dev.ferry.gds.spark;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.gds.GdsConfigKeys;
 import dev.ferry.gds.GdsRouteSetting;
+import dev.ferry.gds.aggregate.AggregatePlan;
 import dev.ferry.gds.io.IoRoute;
 import dev.ferry.gds.metrics.GdsMetric;
 import dev.ferry.gds.plan.FileSlice;
@@ -36,6 +37,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -44,7 +46,10 @@ import scala.jdk.javaapi.CollectionConverters;
 
 import static java.util.Objects.requireNonNull;
 
-/** A planned gds scan: row-group splits, columnar batches, statistics and metrics. */
+/**
+ * A planned gds scan: row-group splits, columnar batches, statistics and metrics. With pushed
+ * aggregates it returns each task's partial results as rows instead (see {@link GdsAggregateReader}).
+ */
 final class GdsScan
         implements SupportsReportStatistics, Batch
 {
@@ -55,10 +60,13 @@ final class GdsScan
     private final List<Filter> filters;
     private final List<Filter> partitionFilters;
     private final Predicate[] pushed;
+    private final Optional<AggregatePlan> aggregate;
     private SplitPlan plan;
 
-    GdsScan(GdsTableState state, StructType readSchema, List<Filter> filters, List<Filter> partitionFilters, Predicate[] pushed)
+    GdsScan(GdsTableState state, StructType readSchema, List<Filter> filters, List<Filter> partitionFilters, Predicate[] pushed,
+            Optional<AggregatePlan> aggregate)
     {
+        this.aggregate = requireNonNull(aggregate, "aggregate is null");
         this.partitionFilters = List.copyOf(partitionFilters);
         this.state = requireNonNull(state, "state is null");
         this.readSchema = requireNonNull(readSchema, "readSchema is null");
@@ -69,7 +77,7 @@ final class GdsScan
     @Override
     public StructType readSchema()
     {
-        return readSchema;
+        return aggregate.map(AggregatePlan::outputSchema).orElse(readSchema);
     }
 
     @Override
@@ -79,7 +87,15 @@ final class GdsScan
         return String.format(Locale.ROOT, "GdsScan %s route=%s (%s) pushedFilters=%s rowGroups=%d/%d splits=%d",
                 state.name(), state.settings().route().name().toLowerCase(Locale.ROOT), routeOnThisMachine(),
                 Arrays.stream(pushed).map(Predicate::toString).collect(Collectors.joining(", ", "[", "]")),
-                planned.rowGroupsTotal() - planned.rowGroupsSkipped(), planned.rowGroupsTotal(), planned.partitions().size());
+                planned.rowGroupsTotal() - planned.rowGroupsSkipped(), planned.rowGroupsTotal(), planned.partitions().size())
+                + aggregate.map(GdsScan::describe).orElse("");
+    }
+
+    private static String describe(AggregatePlan aggregate)
+    {
+        return String.format(Locale.ROOT, " pushedAggregates=%s pushedGroupBy=%s (partial per task%s)", aggregate.aggregates(),
+                aggregate.groupColumns().stream().map(StructField::name).collect(Collectors.toList()),
+                aggregate.answeredByRowCounts() ? ", from row-group row counts" : "");
     }
 
     @Override
@@ -91,7 +107,8 @@ final class GdsScan
     @Override
     public ColumnarSupportMode columnarSupportMode()
     {
-        return ColumnarSupportMode.SUPPORTED;
+        // Partial aggregates are a few rows per task.
+        return aggregate.isPresent() ? ColumnarSupportMode.UNSUPPORTED : ColumnarSupportMode.SUPPORTED;
     }
 
     @Override
@@ -101,21 +118,28 @@ final class GdsScan
         for (List<FileSlice> slices : plan().partitions()) {
             partitions.add(new GdsInputPartition(slices, topHosts(slices)));
         }
+        if (partitions.isEmpty() && aggregate.isPresent() && aggregate.get().groupColumns().isEmpty()) {
+            // One task with nothing to read still returns the row of an empty input (COUNT 0, others null).
+            partitions.add(new GdsInputPartition(List.of(), new String[0]));
+        }
         return partitions.toArray(new InputPartition[0]);
     }
 
     @Override
     public PartitionReaderFactory createReaderFactory()
     {
+        // With pushed aggregates the tasks read the aggregates' input columns and return partial rows.
+        StructType columns = aggregate.map(AggregatePlan::inputSchema).orElse(readSchema);
         List<StructField> data = new ArrayList<>();
         StructType partitionSchema = state.partitionSchema();
-        for (StructField field : readSchema.fields()) {
+        for (StructField field : columns.fields()) {
             if (!isPartitionColumn(field, partitionSchema)) {
                 data.add(field);
             }
         }
-        return new GdsReaderFactory(state.settings(), new SerializableConfiguration(state.hadoopConf()), readSchema,
+        GdsReaderFactory batches = new GdsReaderFactory(state.settings(), new SerializableConfiguration(state.hadoopConf()), columns,
                 new StructType(data.toArray(new StructField[0])), partitionSchema, deviceConf(), filters);
+        return aggregate.<PartitionReaderFactory>map(plan -> new GdsAggregateReaderFactory(batches, plan, state.settings().ignoreMissingFiles())).orElse(batches);
     }
 
     @Override

@@ -1,10 +1,14 @@
 package dev.ferry.gds.spark;
 
+import dev.ferry.gds.aggregate.AggregatePlan;
+import dev.ferry.gds.aggregate.AggregatePushdown;
 import dev.ferry.gds.plan.SchemaInference;
 import org.apache.spark.sql.connector.expressions.NamedReference;
+import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownAggregates;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
 import org.apache.spark.sql.internal.connector.PredicateUtils;
@@ -15,21 +19,24 @@ import scala.Option;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * Column pruning and filter pushdown. Pushed filters only prune row groups by statistics: every
- * predicate is handed back as a post-scan filter, so Spark re-applies all of them.
+ * Column pruning, filter pushdown and partial aggregate pushdown. Pushed filters only prune row
+ * groups by statistics: every predicate is handed back as a post-scan filter, so Spark re-applies all
+ * of them, and so Spark offers aggregates only for scans without filters.
  */
 final class GdsScanBuilder
-        implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters
+        implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters, SupportsPushDownAggregates
 {
     private final GdsTableState state;
     private StructType requiredSchema;
     private Predicate[] pushed = new Predicate[0];
     private final List<Filter> filters = new ArrayList<>();
     private final List<Filter> partitionFilters = new ArrayList<>();
+    private Optional<AggregatePlan> aggregate = Optional.empty();
 
     GdsScanBuilder(GdsTableState state)
     {
@@ -74,10 +81,27 @@ final class GdsScanBuilder
         return pushed.clone();
     }
 
+    /**
+     * Takes the aggregation where every function, input and group key is one the scan computes
+     * exactly as Spark does ({@link AggregatePushdown}); Spark then finishes the partial results each
+     * task returns. Never complete: a group's rows span tasks.
+     */
+    @Override
+    public boolean pushAggregation(Aggregation aggregation)
+    {
+        // Pushed filters only prune row groups and Spark re-applies them above the scan; it should
+        // never offer aggregates then, but if it did, rows the filters reject would be counted too.
+        if (!state.settings().aggregatePushdown() || pushed.length > 0 || !filters.isEmpty() || !partitionFilters.isEmpty()) {
+            return false;
+        }
+        aggregate = AggregatePushdown.plan(aggregation, state.tableSchema(), state.settings().caseSensitive());
+        return aggregate.isPresent();
+    }
+
     @Override
     public Scan build()
     {
-        return new GdsScan(state, requiredSchema, filters, partitionFilters, pushed);
+        return new GdsScan(state, requiredSchema, filters, partitionFilters, pushed, aggregate);
     }
 
     private int partitionReferences(Predicate predicate)

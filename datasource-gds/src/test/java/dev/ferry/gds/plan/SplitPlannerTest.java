@@ -82,7 +82,7 @@ class SplitPlannerTest
     private static GdsReadSettings settings()
     {
         return new GdsReadSettings(GdsRouteSetting.HOST, 4096, 1, MB, 64 * MB, 4 * MB, 65536, 512 * MB, true, true, 1, false, false, false, "UTC", "CORRECTED",
-                "CORRECTED", false, 0, true, true);
+                "CORRECTED", false, 0, true, true, true);
     }
 
     /** A file whose row group i has the given compressed size and holds x in [10 i, 10 i + 9]. */

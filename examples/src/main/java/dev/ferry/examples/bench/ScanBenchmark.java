@@ -23,6 +23,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -51,6 +53,8 @@ public final class ScanBenchmark
             "date_add(DATE '2020-01-01', CAST(pmod(hash(id, 4), 1500) AS INT)) AS day",
             "timestamp_micros(1600000000000000 + id * 1000003) AS ts",
     };
+
+    private static final Pattern PUSHED_AGGREGATES = Pattern.compile("pushedAggregates=(\\[[^\\]]*\\]) pushedGroupBy=(\\[[^\\]]*\\])");
 
     private static final List<Query> QUERIES = List.of(
             new Query("q1-sum-numeric", "SELECT count(*), sum(v), sum(price), avg(qty), sum(id) FROM t"),
@@ -118,6 +122,7 @@ public final class ScanBenchmark
         if (!sortedStrings(ours).equals(sortedStrings(theirs))) {
             throw new IllegalStateException(query.name + ": gds and parquet disagree: " + sortedStrings(ours) + " vs " + sortedStrings(theirs));
         }
+        System.out.printf(Locale.ROOT, "%s: %s%n", query.name, pushedAggregates(spark, gds, query));
         long[] gdsNanos = new long[options.runs];
         long[] parquetNanos = new long[options.runs];
         // Summed task CPU time (Spark's executorCpuTime) of each run: less sensitive than wall time to other load on the machine.
@@ -164,6 +169,15 @@ public final class ScanBenchmark
         }
         return new Result(query.name, Medians.of(gdsNanos), Medians.of(parquetNanos), gdsBytes, parquetBytes, readPaths, lastDecodeMs, lastIoWaitMs, lastRowsFiltered,
                 Medians.of(gdsCpu), Medians.of(parquetCpu));
+    }
+
+    // What the gds scan's description says Spark pushed into it (spark.ferry.gds.aggregatePushdown), so the figures say which path they measure.
+    private static String pushedAggregates(SparkSession spark, Dataset<Row> source, Query query)
+    {
+        source.createOrReplaceTempView("t");
+        String plan = spark.sql(query.sql).queryExecution().executedPlan().toString();
+        Matcher pushed = PUSHED_AGGREGATES.matcher(plan);
+        return pushed.find() ? "gds scan computes partial aggregates " + pushed.group(1) + " grouped by " + pushed.group(2) : "aggregates not pushed into the gds scan";
     }
 
     private static Timed time(SparkSession spark, Dataset<Row> source, Query query, InputBytes input)

@@ -1,0 +1,169 @@
+package dev.ferry.gds.aggregate;
+
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+
+/**
+ * Gives an aggregate its input column for a batch: the batch's own column, or an expression
+ * evaluated into a reused on-heap vector.
+ */
+abstract class InputEvaluator
+{
+    abstract ColumnVector evaluate(ColumnarBatch batch);
+
+    static InputEvaluator of(AggregateInput input, StructType inputSchema)
+    {
+        if (input instanceof AggregateInput.Column column) {
+            int ordinal = inputSchema.fieldIndex(column.field().name());
+            return new InputEvaluator()
+            {
+                @Override
+                ColumnVector evaluate(ColumnarBatch batch)
+                {
+                    return batch.column(ordinal);
+                }
+            };
+        }
+        if (input instanceof AggregateInput.CharLength length) {
+            return new CharLengthEvaluator(inputSchema.fieldIndex(length.field().name()));
+        }
+        if (input instanceof AggregateInput.CaseWhen caseWhen) {
+            return new CaseWhenEvaluator(caseWhen, inputSchema);
+        }
+        throw new IllegalArgumentException("Unknown input " + input);
+    }
+
+    /** Evaluates into one on-heap vector, reused from batch to batch. */
+    private abstract static class Computed
+            extends InputEvaluator
+    {
+        private OnHeapColumnVector out;
+        private int capacity;
+
+        /** The vector of {@code type} for at least {@code rows} rows, with no nulls set. */
+        OnHeapColumnVector output(int rows, DataType type)
+        {
+            if (out == null || capacity < rows) {
+                if (out != null) {
+                    out.close();
+                }
+                capacity = Math.max(rows, 4096);
+                out = new OnHeapColumnVector(capacity, type);
+            }
+            else {
+                out.reset();
+            }
+            return out;
+        }
+    }
+
+    private static final class CharLengthEvaluator
+            extends Computed
+    {
+        private final int ordinal;
+
+        CharLengthEvaluator(int ordinal)
+        {
+            this.ordinal = ordinal;
+        }
+
+        @Override
+        ColumnVector evaluate(ColumnarBatch batch)
+        {
+            int rows = batch.numRows();
+            ColumnVector strings = batch.column(ordinal);
+            OnHeapColumnVector out = output(rows, DataTypes.IntegerType);
+            boolean hasNulls = strings.hasNull();
+            for (int row = 0; row < rows; row++) {
+                if (hasNulls && strings.isNullAt(row)) {
+                    out.putNull(row);
+                }
+                else {
+                    out.putInt(row, strings.getUTF8String(row).numChars());
+                }
+            }
+            return out;
+        }
+    }
+
+    private static final class CaseWhenEvaluator
+            extends Computed
+    {
+        private final AggregateInput.CaseWhen caseWhen;
+        private final int[] ordinals;
+        private final boolean[] expected;
+        private final long[] values;
+
+        CaseWhenEvaluator(AggregateInput.CaseWhen caseWhen, StructType inputSchema)
+        {
+            this.caseWhen = caseWhen;
+            int tests = caseWhen.tests().size();
+            this.ordinals = new int[tests];
+            this.expected = new boolean[tests];
+            this.values = new long[tests];
+            for (int index = 0; index < tests; index++) {
+                ordinals[index] = inputSchema.fieldIndex(caseWhen.tests().get(index).field().name());
+                expected[index] = caseWhen.tests().get(index).value();
+                values[index] = caseWhen.values().get(index);
+            }
+        }
+
+        @Override
+        ColumnVector evaluate(ColumnarBatch batch)
+        {
+            int rows = batch.numRows();
+            DataType type = caseWhen.type();
+            OnHeapColumnVector out = output(rows, type);
+            ColumnVector[] tested = new ColumnVector[ordinals.length];
+            for (int index = 0; index < ordinals.length; index++) {
+                tested[index] = batch.column(ordinals[index]);
+            }
+            for (int row = 0; row < rows; row++) {
+                int branch = -1;
+                for (int index = 0; index < ordinals.length; index++) {
+                    ColumnVector column = tested[index];
+                    // SQL: a null test is not true, so it falls through.
+                    if (!column.isNullAt(row) && column.getBoolean(row) == expected[index]) {
+                        branch = index;
+                        break;
+                    }
+                }
+                Long value = branch >= 0 ? Long.valueOf(values[branch]) : caseWhen.elseValue();
+                if (value == null) {
+                    out.putNull(row);
+                }
+                else {
+                    put(out, row, value, type);
+                }
+            }
+            return out;
+        }
+
+        private static void put(OnHeapColumnVector out, int row, long value, DataType type)
+        {
+            if (type instanceof IntegerType) {
+                out.putInt(row, (int) value);
+            }
+            else if (type instanceof LongType) {
+                out.putLong(row, value);
+            }
+            else if (type instanceof ShortType) {
+                out.putShort(row, (short) value);
+            }
+            else if (type instanceof ByteType) {
+                out.putByte(row, (byte) value);
+            }
+            else {
+                throw new IllegalArgumentException("CASE WHEN of " + type);
+            }
+        }
+    }
+}

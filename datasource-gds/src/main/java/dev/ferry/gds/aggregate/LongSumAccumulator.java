@@ -1,0 +1,139 @@
+package dev.ferry.gds.aggregate;
+
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+
+import java.util.Arrays;
+
+/** SUM over integral columns into a long, spilling a partial before it would overflow. */
+final class LongSumAccumulator
+        extends Accumulator
+{
+    private final DataType type;
+    // Values of at most 32 bits: a batch's plain sum (at most 2^31 rows of them) cannot overflow a long.
+    private final boolean narrow;
+    private long[] sums = new long[0];
+    private boolean[] seen = new boolean[0];
+    private long[] values = new long[0];
+    private boolean[] nulls = new boolean[0];
+
+    LongSumAccumulator(int index, Spill spill, DataType type)
+    {
+        super(index, spill);
+        this.type = type;
+        this.narrow = !(type instanceof org.apache.spark.sql.types.LongType);
+    }
+
+    @Override
+    void grow(int groups)
+    {
+        if (sums.length < groups) {
+            int capacity = capacity(sums.length, groups);
+            sums = Arrays.copyOf(sums, capacity);
+            seen = Arrays.copyOf(seen, capacity);
+        }
+    }
+
+    @Override
+    void add(ColumnVector input, int rows, int[] groups)
+    {
+        if (groups == null && narrow && !input.hasNull()) {
+            if (rows > 0) {
+                addPartial(VectorValues.sumNarrow(input, type, rows));
+            }
+            return;
+        }
+        if (values.length < rows) {
+            values = new long[rows];
+            nulls = new boolean[rows];
+        }
+        boolean hasNulls = VectorValues.readLongs(input, type, rows, values, nulls);
+        if (groups == null && narrow) {
+            addBatch(rows, hasNulls);
+            return;
+        }
+        if (groups == null) {
+            // Longs: checked row by row, with the partial in a local.
+            long sum = sums[0];
+            boolean any = false;
+            for (int row = 0; row < rows; row++) {
+                if (hasNulls && nulls[row]) {
+                    continue;
+                }
+                long value = values[row];
+                long next = sum + value;
+                if (((sum ^ next) & (value ^ next)) < 0) {
+                    spill.spill(0, index, sum);
+                    next = value;
+                }
+                sum = next;
+                any = true;
+            }
+            sums[0] = sum;
+            seen[0] |= any;
+            return;
+        }
+        for (int row = 0; row < rows; row++) {
+            if (hasNulls && nulls[row]) {
+                continue;
+            }
+            int group = groups == null ? 0 : groups[row];
+            long value = values[row];
+            long sum = sums[group];
+            long next = sum + value;
+            if (((sum ^ next) & (value ^ next)) < 0) {
+                spill.spill(group, index, sum);
+                next = value;
+            }
+            sums[group] = next;
+            seen[group] = true;
+        }
+    }
+
+    // Without groups, over narrow values: the batch's sum in a plain loop, then one overflow check.
+    private void addBatch(int rows, boolean hasNulls)
+    {
+        int present = rows;
+        if (hasNulls) {
+            for (int row = 0; row < rows; row++) {
+                if (nulls[row]) {
+                    values[row] = 0;
+                    present--;
+                }
+            }
+        }
+        if (present == 0) {
+            return;
+        }
+        long batch = 0;
+        for (int row = 0; row < rows; row++) {
+            batch += values[row];
+        }
+        addPartial(batch);
+    }
+
+    // Adds a batch's sum to the group-less partial, spilling the partial first where the two overflow.
+    private void addPartial(long batch)
+    {
+        long sum = sums[0];
+        long next = sum + batch;
+        if (((sum ^ next) & (batch ^ next)) < 0) {
+            spill.spill(0, index, sum);
+            next = batch;
+        }
+        sums[0] = next;
+        seen[0] = true;
+    }
+
+    @Override
+    Object result(int group)
+    {
+        return seen[group] ? sums[group] : null;
+    }
+
+    @Override
+    Object empty()
+    {
+        return null;
+    }
+}

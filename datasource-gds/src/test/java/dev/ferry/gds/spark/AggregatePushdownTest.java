@@ -1,0 +1,274 @@
+package dev.ferry.gds.spark;
+
+import dev.ferry.gds.RowRendering;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Pushed aggregates give exactly the answers of Spark's own Parquet reader (which Spark aggregates
+ * itself), and are pushed only where the scan can compute them.
+ */
+class AggregatePushdownTest
+        extends GdsSparkTest
+{
+    // Nulls in every column, NaN and -0.0, strings beyond ASCII (binary order differs from code-point
+    // order for some), an all-null column; doubles are multiples of 0.5 so sums do not depend on order.
+    private static final String[] COLUMNS = {
+            "CASE WHEN id % 11 = 0 THEN NULL ELSE CAST(id % 5 AS INT) END AS g",
+            "CASE WHEN id % 13 = 0 THEN NULL ELSE CAST(id % 100 - 50 AS BYTE) END AS b",
+            "CAST(id * 7 % 30000 - 15000 AS SHORT) AS s",
+            "CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id * 31 % 100000 - 50000 AS INT) END AS i",
+            "id * 1000003 - 2500000000 AS l",
+            "CASE WHEN id = 17 THEN CAST('NaN' AS FLOAT) WHEN id = 18 THEN CAST('-0.0' AS FLOAT) ELSE CAST((id % 40) * 0.25 - 5 AS FLOAT) END AS f",
+            "CASE WHEN id = 5 THEN CAST('-0.0' AS DOUBLE) WHEN id % 17 = 0 THEN NULL ELSE (id % 200) * 0.5 - 50.0 END AS d",
+            "CASE WHEN id = 123 THEN CAST('NaN' AS DOUBLE) ELSE CAST(id AS DOUBLE) END AS dn",
+            "CASE WHEN id % 19 = 0 THEN NULL ELSE CAST(id * 12.34 - 30000 AS DECIMAL(12, 2)) END AS dec",
+            "CAST(id * 123456789.123 AS DECIMAL(25, 3)) AS big",
+            "CASE WHEN id % 9 = 0 THEN NULL WHEN id = 40 THEN 'é' WHEN id = 41 THEN '中文' WHEN id = 42 THEN 'Z' "
+                    + "ELSE concat('s', CAST(id * 17 % 1000 AS STRING)) END AS str",
+            "CASE WHEN id % 10 = 0 THEN NULL ELSE id % 3 = 0 END AS bool",
+            "date_add(DATE '2020-01-01', CAST(id % 1000 AS INT)) AS dt",
+            "CASE WHEN id % 23 = 0 THEN NULL ELSE timestamp_micros(1600000000000000 + id * 1000003) END AS ts",
+            "CAST(NULL AS INT) AS allnull",
+    };
+
+    @AfterEach
+    void resetConf()
+    {
+        spark.conf().unset("spark.sql.ansi.enabled");
+        spark.conf().unset("spark.ferry.gds.aggregatePushdown");
+    }
+
+    @Test
+    void everyAggregateAndTypeMatchesSparkOverManyRowGroupsAndFiles(@TempDir Path directory)
+    {
+        String path = mixed(directory);
+        String[] queries = {
+                "SELECT count(*), count(i), count(str), count(allnull), count(dn), sum(b), sum(s), sum(i), sum(l), sum(f), sum(d), sum(dec), "
+                        + "sum(big), sum(allnull) FROM t",
+                "SELECT min(b), max(b), min(s), max(s), min(i), max(i), min(l), max(l), min(f), max(f), min(d), max(d), min(dn), max(dn), "
+                        + "min(dec), max(dec), min(big), max(big), min(str), max(str), min(bool), max(bool), min(dt), max(dt), "
+                        + "min(ts), max(ts), min(allnull), max(allnull) FROM t",
+                "SELECT avg(i), avg(d), avg(dec), avg(b), avg(f), avg(s), sum(l) FROM t",
+                "SELECT max(i) + 1, max(i) * 2, count(*) - count(i) FROM t",
+                "SELECT g, count(*), sum(i), min(str), max(d), avg(dec), max(ts) FROM t GROUP BY g",
+                "SELECT str, bool, count(*), sum(l) FROM t GROUP BY str, bool",
+                "SELECT d, count(*), min(i) FROM t GROUP BY d",
+                "SELECT f, count(*) FROM t GROUP BY f",
+                "SELECT dec, dt, max(str) FROM t GROUP BY dec, dt",
+                "SELECT big, b, sum(dec) FROM t GROUP BY big, b",
+                "SELECT allnull, count(*), sum(i) FROM t GROUP BY allnull",
+                "SELECT ts, count(*) FROM t GROUP BY ts",
+                "SELECT b, count(*), sum(i), max(f) FROM t GROUP BY b",
+                "SELECT i, count(*), min(dt) FROM t GROUP BY i",
+                "SELECT bool, count(*), sum(s) FROM t GROUP BY bool",
+                "SELECT sum(length(str)), min(length(str)), max(length(str)), count(length(str)), sum(CASE WHEN bool THEN 1 ELSE 0 END), "
+                        + "count(CASE WHEN bool THEN 1 END), sum(CASE WHEN bool = false THEN 2 WHEN bool THEN 5 ELSE -1 END), "
+                        + "max(CASE WHEN bool THEN 7L ELSE NULL END) FROM t",
+                "SELECT g, sum(length(str)), sum(CASE WHEN bool THEN 1 ELSE 0 END) FROM t GROUP BY g",
+                "SELECT sum(CASE WHEN NOT bool THEN 1 ELSE 0 END), sum(CASE WHEN NOT (bool = false) THEN 1 END) FROM t",
+        };
+        for (String ansi : new String[] {"true", "false"}) {
+            spark.conf().set("spark.sql.ansi.enabled", ansi);
+            for (String query : queries) {
+                assertSameAsParquet(path, query, true, "ANSI " + ansi);
+            }
+        }
+    }
+
+    @Test
+    void countStarAloneIsAnsweredFromRowCounts(@TempDir Path directory)
+    {
+        String path = mixed(directory);
+        ScanMetrics.Result result = ScanMetrics.collect(gds(path).selectExpr("count(*)"));
+        assertEquals(1, result.rows().size());
+        assertEquals(3003L, result.rows().get(0).getLong(0));
+        assertTrue(result.metric("rowGroupsFromMetadata") > 3, result.metrics().toString());
+        assertEquals(0, result.metric("hostBytes"), result.metrics().toString());
+        assertTrue(explain(gds(path).selectExpr("count(*)")).contains("from row-group row counts"));
+        // Anything else reads the pages.
+        ScanMetrics.Result decoded = ScanMetrics.collect(gds(path).selectExpr("count(*)", "count(i)"));
+        assertEquals(0, decoded.metric("rowGroupsFromMetadata"));
+        assertTrue(decoded.metric("hostBytes") > 0);
+    }
+
+    @Test
+    void countFromRowCountsStillNoticesFilesMissingSincePlanning(@TempDir Path directory)
+            throws java.io.IOException
+    {
+        String path = directory.resolve("missing").toString();
+        spark.range(0, 3000, 1, 3).selectExpr("id").write().parquet(path);
+        Dataset<Row> ours = gds(path);
+        Dataset<Row> theirs = spark.read().parquet(path);
+        Dataset<Row> oursIgnoring = spark.read().format("gds").option("ignoreMissingFiles", "true").load(path);
+        Dataset<Row> theirsIgnoring = spark.read().option("ignoreMissingFiles", "true").parquet(path);
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(directory.resolve("missing"))) {
+            java.nio.file.Files.delete(files.filter(file -> file.toString().endsWith(".parquet")).findFirst().orElseThrow());
+        }
+        assertTrue(pushed(oursIgnoring, "SELECT count(*) FROM t"));
+        assertEquals(RowRendering.sorted(on(theirsIgnoring, "SELECT count(*) FROM t").collectAsList()),
+                RowRendering.sorted(on(oursIgnoring, "SELECT count(*) FROM t").collectAsList()));
+        assertThrows(Exception.class, () -> on(theirs, "SELECT count(*) FROM t").collectAsList());
+        assertThrows(Exception.class, () -> on(ours, "SELECT count(*) FROM t").collectAsList());
+    }
+
+    @Test
+    void emptyInputGivesSparksRowForEmptyInput(@TempDir Path directory)
+    {
+        String path = directory.resolve("empty").toString();
+        spark.range(0).selectExpr("CAST(id AS INT) AS i", "CAST(id AS DOUBLE) AS d", "CAST(id AS STRING) AS str").write().parquet(path);
+        assertSameAsParquet(path, "SELECT count(*), count(i), sum(i), sum(d), min(str), avg(i) FROM t", true, "empty");
+        assertSameAsParquet(path, "SELECT count(*) FROM t", true, "empty");
+        assertSameAsParquet(path, "SELECT i, count(*) FROM t GROUP BY i", true, "empty");
+    }
+
+    @Test
+    void negativeZeroAndNaNOrderAsSparks(@TempDir Path directory)
+    {
+        String[] orders = {"0.0D, -0.0D", "-0.0D, 0.0D", "CAST('NaN' AS DOUBLE), 1.0D, -0.0D", "-0.0D, CAST('NaN' AS DOUBLE), 0.0D"};
+        for (int index = 0; index < orders.length; index++) {
+            String path = directory.resolve("zeros" + index).toString();
+            spark.sql("SELECT x, CAST(x AS FLOAT) AS y FROM VALUES " + String.join(", ", java.util.Arrays.stream(orders[index].split(", "))
+                    .map(value -> "(" + value + ")").toArray(String[]::new)) + " AS v(x)").coalesce(1).write().parquet(path);
+            assertSameAsParquet(path, "SELECT max(x), min(x), sum(x), max(y), min(y), sum(y) FROM t", true, orders[index]);
+        }
+    }
+
+    @Test
+    void partitionColumnsAsKeysAndInputs(@TempDir Path directory)
+    {
+        String path = directory.resolve("partitioned").toString();
+        spark.range(0, 2000, 1, 3)
+                .selectExpr("id", "CASE WHEN id % 4 = 0 THEN NULL ELSE CAST(id % 3 AS INT) END AS p", "CASE WHEN id % 5 = 0 THEN 'x' ELSE 'y' END AS q",
+                        "CAST(id * 0.5 AS DOUBLE) AS v")
+                .write().partitionBy("p", "q").parquet(path);
+        String[] queries = {
+                "SELECT p, count(*), sum(id), max(v) FROM t GROUP BY p",
+                "SELECT q, p, min(id) FROM t GROUP BY q, p",
+                "SELECT count(p), sum(p), max(p), min(q), max(q), count(*) FROM t",
+                "SELECT count(*) FROM t GROUP BY q",
+        };
+        for (String query : queries) {
+            assertSameAsParquet(path, query, true, "partitioned");
+        }
+    }
+
+    @Test
+    void sumsNeverOverflowPartiallyAndOverflowAsSparkDoes(@TempDir Path directory)
+    {
+        // Decimal partials are cast back to DECIMAL(12, 2) by Spark: thousands of maximal values force many spilled partials.
+        String decimals = directory.resolve("decimals").toString();
+        spark.range(0, 3000, 1, 2).selectExpr("CAST(9999999999.99 AS DECIMAL(12, 2)) * CASE WHEN id % 3 = 0 THEN -1 ELSE 1 END AS dec",
+                "CAST(id % 2 AS INT) AS k").write().parquet(decimals);
+        // Long sums past Long.MAX_VALUE.
+        String longs = directory.resolve("longs").toString();
+        spark.range(0, 6, 1, 1).selectExpr("9223372036854775000 AS l", "CAST(id % 2 AS INT) AS k").write().parquet(longs);
+        for (String ansi : new String[] {"true", "false"}) {
+            spark.conf().set("spark.sql.ansi.enabled", ansi);
+            assertSameAsParquet(decimals, "SELECT sum(dec), avg(dec), count(dec) FROM t", true, "decimals ANSI " + ansi);
+            assertSameAsParquet(decimals, "SELECT k, sum(dec) FROM t GROUP BY k", true, "decimals ANSI " + ansi);
+        }
+        spark.conf().set("spark.sql.ansi.enabled", "false");
+        // Spark's split AVG would sum BIGINT where its AVG sums DOUBLE: not pushed.
+        assertSameAsParquet(longs, "SELECT avg(l) FROM t", false, "long average");
+        assertSameAsParquet(longs, "SELECT k, avg(l), sum(l) FROM t GROUP BY k", false, "long average");
+        assertSameAsParquet(longs, "SELECT sum(l) FROM t", true, "longs wrap without ANSI");
+        assertSameAsParquet(longs, "SELECT k, sum(l) FROM t GROUP BY k", true, "longs wrap without ANSI");
+        spark.conf().set("spark.sql.ansi.enabled", "true");
+        for (String query : new String[] {"SELECT sum(l) FROM t", "SELECT k, sum(l) FROM t GROUP BY k"}) {
+            assertTrue(pushed(gds(longs), query));
+            Exception ours = assertThrows(Exception.class, () -> on(gds(longs), query).collectAsList());
+            Exception theirs = assertThrows(Exception.class, () -> on(spark.read().parquet(longs), query).collectAsList());
+            assertTrue(ParquetTestingCorpusTestMessages.full(ours).contains("ARITHMETIC_OVERFLOW"), ParquetTestingCorpusTestMessages.full(ours));
+            assertTrue(ParquetTestingCorpusTestMessages.full(theirs).contains("ARITHMETIC_OVERFLOW"), ParquetTestingCorpusTestMessages.full(theirs));
+        }
+    }
+
+    @Test
+    void whatTheScanCannotComputeExactlyIsLeftToSpark(@TempDir Path directory)
+    {
+        String path = mixed(directory);
+        String[] refused = {
+                "SELECT count(DISTINCT i) FROM t",
+                "SELECT sum(DISTINCT i) FROM t",
+                "SELECT sum(i + 1) FROM t",
+                "SELECT g + 1, count(*) FROM t GROUP BY g + 1",
+                "SELECT count(*), sum(i) FROM t WHERE i > 0",
+                "SELECT count(*) FROM t WHERE g = 1",
+                "SELECT stddev(d) FROM t",
+                "SELECT max(i) FILTER (WHERE g = 1) FROM t",
+                "SELECT max(str COLLATE UTF8_LCASE) FROM t",
+                "SELECT sum(length(str) + 1) FROM t",
+                "SELECT sum(CASE WHEN bool AND g = 1 THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN i > 0 THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN bool THEN i ELSE 0 END) FROM t",
+                "SELECT length(str), count(*) FROM t GROUP BY length(str)",
+        };
+        for (String query : refused) {
+            assertSameAsParquet(path, query, false, "refused");
+        }
+        spark.conf().set("spark.ferry.gds.aggregatePushdown", "false");
+        assertSameAsParquet(path, "SELECT count(*), sum(i) FROM t", false, "pushdown off");
+        assertFalse(pushed(spark.read().format("gds").option("spark.ferry.gds.aggregatePushdown", "false").load(path), "SELECT count(*) FROM t"));
+    }
+
+    @Test
+    void explainNamesThePushedAggregatesAndGroupBy(@TempDir Path directory)
+    {
+        String path = mixed(directory);
+        String explained = explain(on(gds(path), "SELECT g, count(*), sum(i), avg(dec), max(str) FROM t GROUP BY g"));
+        // Spark splits AVG into COUNT and SUM for a source that does not take it whole.
+        assertTrue(explained.contains("pushedAggregates=[COUNT(*), SUM(i), COUNT(dec), SUM(dec), MAX(str)] pushedGroupBy=[g]"), explained);
+    }
+
+    private static String mixed(Path directory)
+    {
+        String path = directory.resolve("mixed").toString();
+        // Small row groups: many per file; an empty file among them.
+        spark.range(0, 3003, 1, 3).selectExpr(COLUMNS).write().option("parquet.block.size", "8192").parquet(path);
+        spark.range(0).selectExpr(COLUMNS).write().mode("append").parquet(path);
+        return path;
+    }
+
+    private static Dataset<Row> gds(String path)
+    {
+        return spark.read().format("gds").load(path);
+    }
+
+    private static Dataset<Row> on(Dataset<Row> table, String query)
+    {
+        SparkSession session = table.sparkSession();
+        table.createOrReplaceTempView("t");
+        return session.sql(query);
+    }
+
+    private static boolean pushed(Dataset<Row> table, String query)
+    {
+        return explain(on(table, query)).contains("pushedAggregates=");
+    }
+
+    private static String explain(Dataset<Row> frame)
+    {
+        return frame.queryExecution().executedPlan().toString();
+    }
+
+    private static void assertSameAsParquet(String path, String query, boolean expectPushed, String context)
+    {
+        List<String> expected = RowRendering.sorted(on(spark.read().parquet(path), query).collectAsList());
+        Dataset<Row> ours = on(gds(path), query);
+        assertEquals(expectPushed, explain(ours).contains("pushedAggregates="), context + ": " + query + "\n" + explain(ours));
+        assertEquals(expected, RowRendering.sorted(ours.collectAsList()), context + ": " + query);
+    }
+}
