@@ -2,18 +2,26 @@ package dev.ferry.device.ipc;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Creates the files behind simulated device memory and IPC leases: owner-only, unguessable names. */
 public final class SharedMemoryFiles
 {
+    private static final Logger LOG = LoggerFactory.getLogger(SharedMemoryFiles.class);
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private SharedMemoryFiles() {}
@@ -40,5 +48,44 @@ public final class SharedMemoryFiles
         catch (IOException | UnsupportedOperationException e) {
             throw new FerryException(ErrorCategory.EXTERNAL, "Cannot create shared-memory file " + path + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Deletes the files in {@code directory} whose names match {@code names} (a pattern with a group
+     * named {@code pid}: the creating process), that this user owns, and whose creating process is
+     * gone; returns how many, and logs them. A live process's files, another user's, and names
+     * without a pid are left alone. Why: a process killed with its shared memory open (an executor
+     * lost mid-shuffle) never deletes its files, and tmpfs keeps their pages until someone does.
+     */
+    public static int sweepOrphans(Path directory, Pattern names)
+    {
+        String user = System.getProperty("user.name");
+        int deleted = 0;
+        long bytes = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
+            for (Path file : files) {
+                Matcher name = names.matcher(file.getFileName().toString());
+                if (!name.matches() || name.group("pid") == null || ProcessHandle.of(Long.parseLong(name.group("pid"))).isPresent()) {
+                    continue;
+                }
+                try {
+                    PosixFileAttributes attributes = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    if (attributes.isRegularFile() && attributes.owner().getName().equals(user) && Files.deleteIfExists(file)) {
+                        deleted++;
+                        bytes += attributes.size();
+                    }
+                }
+                catch (IOException e) {
+                    LOG.warn("Cannot delete orphaned shared-memory file {}: {}", file, e.toString());
+                }
+            }
+        }
+        catch (IOException e) {
+            LOG.warn("Cannot look for orphaned shared-memory files in {}: {}", directory, e.toString());
+        }
+        if (deleted > 0) {
+            LOG.info("Deleted {} shared-memory file(s), {} bytes, left in {} by Ferry processes that exited", deleted, bytes, directory);
+        }
+        return deleted;
     }
 }

@@ -35,6 +35,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * GPUs simulated in shared memory, behaving like CUDA under the device contract: fixed capacity,
@@ -50,6 +51,9 @@ public final class SimulatedBackend
     private final List<SharedArena> arenas = new ArrayList<>();
     private final List<DeviceInfo> devices = new ArrayList<>();
     private final Path sharedDirectory;
+    /** Files this backend makes: simulated GPU memory and IPC leases, each named with its creator's pid. */
+    private static final Pattern ORPHANS = Pattern.compile("(?:ferry-sim-gpu[0-9]{1,2}|ferry-ipc-lease)-(?<pid>[0-9]{1,10})-[0-9a-f]{32}");
+
     private final boolean peerAccess;
     private final CopyShaper shaper;
 
@@ -64,6 +68,8 @@ public final class SimulatedBackend
             throw new FerryException(ErrorCategory.USER_ERROR, DeviceConfigKeys.SIMULATED_CAPACITY.name() + " must be between 4k and " + HostMemory.MAX_SIZE + " bytes, got " + capacity);
         }
         this.sharedDirectory = SharedMemoryFiles.directory(DeviceConfigKeys.SIMULATED_SHM_DIR.get(config));
+        // A simulated executor killed mid-job leaves its GPU memory and leases in shared memory; the next one cleans up.
+        SharedMemoryFiles.sweepOrphans(sharedDirectory, ORPHANS);
         this.peerAccess = DeviceConfigKeys.SIMULATED_PEER_ACCESS.get(config);
         PathClass peerPath = PathClass.parseLevel(DeviceConfigKeys.SIMULATED_PEER_PATH.get(config));
         this.shaper = DeviceConfigKeys.SHAPING_ENABLED.get(config)
