@@ -215,8 +215,10 @@ public final class FerryShuffleRuntime
             try {
                 device = selection.provider().get().openDevice(nic.get().name(), new InetSocketAddress(address.address().get(), 0), settings);
             }
-            catch (VerbsException e) {
-                reason[0] = selection.reason() + ", but " + nic.get().name() + " (" + address.reason() + ") did not open: " + e.getMessage();
+            catch (VerbsException | RuntimeException | LinkageError e) {
+                // Never fail the executor over the NIC: a native or driver error here means the RDMA routes go TCP, with the reason.
+                reason[0] = selection.reason() + ", but " + nic.get().name() + " (" + address.reason() + ") did not open: " + e;
+                LOG.warn("Ferry shuffle RDMA routes fall back to TCP: {}", reason[0]);
                 return null;
             }
             LOG.info("Ferry shuffle RDMA routes over {} at {} ({}; {})", device.name(), device.listenAddress(), selection.reason(), address.reason());

@@ -6,6 +6,8 @@ import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 
+import java.util.OptionalLong;
+
 /**
  * One pushed aggregate's partial results, one per group (group ids are dense, from 0). Each
  * partial is what Spark's own partial aggregation would hold for the rows added, so Spark's final
@@ -50,8 +52,28 @@ abstract class Accumulator
     /** The group's partial, as Spark holds a value of the aggregate's output type, or null. */
     abstract Object result(int group);
 
-    /** The partial of a row that holds none of this aggregate's input. */
-    abstract Object empty();
+    /** The partial of a row that holds none of this aggregate's input: null, except for counts. */
+    Object empty()
+    {
+        return null;
+    }
+
+    /**
+     * The plain sum of the first {@code rows} of {@code values}, nulls (where {@code hasNulls}) taken
+     * as 0, or empty when every row is null. The caller knows the sum cannot overflow a long.
+     */
+    static OptionalLong sumPresent(long[] values, boolean[] nulls, int rows, boolean hasNulls)
+    {
+        long sum = 0;
+        int present = 0;
+        for (int row = 0; row < rows; row++) {
+            if (!hasNulls || !nulls[row]) {
+                sum += values[row];
+                present++;
+            }
+        }
+        return present == 0 ? OptionalLong.empty() : OptionalLong.of(sum);
+    }
 
     static Accumulator of(PushedAggregate aggregate, int index, Spill spill)
     {

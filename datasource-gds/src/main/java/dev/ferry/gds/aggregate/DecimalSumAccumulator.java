@@ -7,6 +7,7 @@ import org.apache.spark.sql.vectorized.ColumnVector;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Arrays;
+import java.util.OptionalLong;
 
 /**
  * SUM over DECIMAL(p, s) on unscaled values. Spark casts each partial back to DECIMAL(p, s) before
@@ -99,23 +100,8 @@ final class DecimalSumAccumulator
      */
     private boolean addBatch(int rows, boolean hasNulls)
     {
-        int present = rows;
-        if (hasNulls) {
-            for (int row = 0; row < rows; row++) {
-                if (nulls[row]) {
-                    values[row] = 0;
-                    present--;
-                }
-            }
-        }
-        if (present == 0) {
-            return true;
-        }
-        long batch = 0;
-        for (int row = 0; row < rows; row++) {
-            batch += values[row];
-        }
-        return addPartial(batch);
+        OptionalLong batch = sumPresent(values, nulls, rows, hasNulls);
+        return batch.isEmpty() || addPartial(batch.getAsLong());
     }
 
     // Adds a batch's sum (of some non-null values) to the group-less partial; false where it does not fit p digits by itself.
@@ -165,11 +151,5 @@ final class DecimalSumAccumulator
             return null;
         }
         return longs ? Decimal.createUnsafe(sums[group], type.precision(), type.scale()) : big(bigSums[group]);
-    }
-
-    @Override
-    Object empty()
-    {
-        return null;
     }
 }

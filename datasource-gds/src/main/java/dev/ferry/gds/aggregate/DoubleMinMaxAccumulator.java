@@ -78,10 +78,4 @@ final class DoubleMinMaxAccumulator
         }
         return type instanceof FloatType ? (Object) (float) best[group] : (Object) best[group];
     }
-
-    @Override
-    Object empty()
-    {
-        return null;
-    }
 }

@@ -62,10 +62,4 @@ final class DoubleSumAccumulator
     {
         return seen[group] ? sums[group] : null;
     }
-
-    @Override
-    Object empty()
-    {
-        return null;
-    }
 }

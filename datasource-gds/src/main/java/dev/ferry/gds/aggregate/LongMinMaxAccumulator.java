@@ -81,10 +81,4 @@ final class LongMinMaxAccumulator
     {
         return seen[group] ? VectorValues.fromLong(best[group], type) : null;
     }
-
-    @Override
-    Object empty()
-    {
-        return null;
-    }
 }

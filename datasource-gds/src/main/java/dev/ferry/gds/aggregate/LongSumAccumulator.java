@@ -49,7 +49,8 @@ final class LongSumAccumulator
         }
         boolean hasNulls = VectorValues.readLongs(input, type, rows, values, nulls);
         if (groups == null && narrow) {
-            addBatch(rows, hasNulls);
+            // Narrow values: the batch's sum in a plain loop, then one overflow check.
+            sumPresent(values, nulls, rows, hasNulls).ifPresent(this::addPartial);
             return;
         }
         if (groups == null) {
@@ -77,7 +78,7 @@ final class LongSumAccumulator
             if (hasNulls && nulls[row]) {
                 continue;
             }
-            int group = groups == null ? 0 : groups[row];
+            int group = groups[row];
             long value = values[row];
             long sum = sums[group];
             long next = sum + value;
@@ -88,28 +89,6 @@ final class LongSumAccumulator
             sums[group] = next;
             seen[group] = true;
         }
-    }
-
-    // Without groups, over narrow values: the batch's sum in a plain loop, then one overflow check.
-    private void addBatch(int rows, boolean hasNulls)
-    {
-        int present = rows;
-        if (hasNulls) {
-            for (int row = 0; row < rows; row++) {
-                if (nulls[row]) {
-                    values[row] = 0;
-                    present--;
-                }
-            }
-        }
-        if (present == 0) {
-            return;
-        }
-        long batch = 0;
-        for (int row = 0; row < rows; row++) {
-            batch += values[row];
-        }
-        addPartial(batch);
     }
 
     // Adds a batch's sum to the group-less partial, spilling the partial first where the two overflow.
@@ -129,11 +108,5 @@ final class LongSumAccumulator
     Object result(int group)
     {
         return seen[group] ? sums[group] : null;
-    }
-
-    @Override
-    Object empty()
-    {
-        return null;
     }
 }

@@ -72,10 +72,4 @@ final class ObjectMinMaxAccumulator
     {
         return best[group];
     }
-
-    @Override
-    Object empty()
-    {
-        return null;
-    }
 }

@@ -43,6 +43,8 @@ final class GdsAggregateReader
     private Iterator<InternalRow> results;
     private InternalRow current;
     private long rowGroupsFromMetadata;
+    // Files the metadata-only path skipped (ignoreMissingFiles); the decoding reader counts its own.
+    private long filesSkipped;
 
     GdsAggregateReader(List<FileSlice> slices, AggregatePlan plan, Supplier<PartitionReader<ColumnarBatch>> batches, boolean ignoreMissingFiles)
     {
@@ -103,6 +105,7 @@ final class GdsAggregateReader
         }
         catch (NoSuchFileException e) {
             if (ignoreMissingFiles) {
+                filesSkipped++;
                 log.warn("Skipping missing file {} (ignoreMissingFiles)", slice.file().path());
                 return false;
             }
@@ -124,10 +127,13 @@ final class GdsAggregateReader
     @Override
     public CustomTaskMetric[] currentMetricsValues()
     {
-        CustomTaskMetric[] read = reader == null ? new CustomTaskMetric[0] : reader.currentMetricsValues();
-        CustomTaskMetric[] all = Arrays.copyOf(read, read.length + 1);
-        all[read.length] = GdsMetric.ROW_GROUPS_FROM_METADATA.value(rowGroupsFromMetadata);
-        return all;
+        if (reader != null) {
+            CustomTaskMetric[] read = reader.currentMetricsValues();
+            CustomTaskMetric[] all = Arrays.copyOf(read, read.length + 1);
+            all[read.length] = GdsMetric.ROW_GROUPS_FROM_METADATA.value(rowGroupsFromMetadata);
+            return all;
+        }
+        return new CustomTaskMetric[] {GdsMetric.ROW_GROUPS_FROM_METADATA.value(rowGroupsFromMetadata), GdsMetric.FILES_SKIPPED.value(filesSkipped)};
     }
 
     @Override
