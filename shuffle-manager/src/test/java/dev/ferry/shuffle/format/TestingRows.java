@@ -97,9 +97,18 @@ final class TestingRows
         }
         if (type instanceof DecimalType) {
             DecimalType decimal = (DecimalType) type;
-            long unscaled = random.nextLong() % (decimal.precision() > 18 ? Long.MAX_VALUE : (long) Math.pow(10, decimal.precision()));
-            Decimal value = Decimal.apply(new java.math.BigDecimal(java.math.BigInteger.valueOf(unscaled), decimal.scale()));
-            return value;
+            if (decimal.precision() > 18) {
+                // Every width from one byte to the full 16 of a 38-digit value, both signs, and the extremes.
+                java.math.BigInteger limit = java.math.BigInteger.TEN.pow(decimal.precision()).subtract(java.math.BigInteger.ONE);
+                java.math.BigInteger unscaled = switch (random.nextInt(8)) {
+                    case 0 -> limit;
+                    case 1 -> limit.negate();
+                    default -> new java.math.BigInteger(1 + random.nextInt(limit.bitLength()), random).mod(limit);
+                };
+                return Decimal.apply(new java.math.BigDecimal(random.nextBoolean() ? unscaled : unscaled.negate(), decimal.scale()));
+            }
+            long unscaled = random.nextLong() % (long) Math.pow(10, decimal.precision());
+            return Decimal.apply(new java.math.BigDecimal(java.math.BigInteger.valueOf(unscaled), decimal.scale()));
         }
         if (type == DataTypes.StringType) {
             StringBuilder text = new StringBuilder();

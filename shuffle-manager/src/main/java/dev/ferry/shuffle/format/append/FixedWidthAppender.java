@@ -1,15 +1,19 @@
 package dev.ferry.shuffle.format.append;
 
+import java.math.BigInteger;
+
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.spark.sql.catalyst.expressions.SpecializedGetters;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.Decimal;
+import org.apache.spark.unsafe.Platform;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * Fixed-width Arrow vectors (booleans, integers, dates, timestamps, floating point, decimals of at
- * most 18 digits) filled by address. Arrow's {@code setSafe} checks capacity, bounds and the
+ * Fixed-width Arrow vectors (booleans, integers, dates, timestamps, floating point, decimals)
+ * filled by address. Arrow's {@code setSafe} checks capacity, bounds and the
  * reference count on every value, and Spark's decimal writer goes through a {@code BigDecimal};
  * here the capacity is checked once per value against a cached count and values are stored with
  * plain memory writes. Validity and boolean bits are set or cleared explicitly, so nothing depends
@@ -90,10 +94,69 @@ final class FixedWidthAppender
                 MemoryUtil.putLong(data + (long) index * 16 + 8, unscaled >> 63);
                 break;
             }
+            case DECIMAL128:
+                if (!putDecimal128(row, ordinal, data + (long) index * 16)) {
+                    setBit(validity, index, false);
+                    return;
+                }
+                break;
             default:
                 throw new IllegalStateException("Unknown fixed-width kind " + kind);
         }
         setBit(validity, index, true);
+    }
+
+    /**
+     * A decimal of more than 18 digits. An UnsafeRow holds it as the unscaled value's big-endian
+     * two's complement bytes (at most 16), already of the column's precision and scale: those are
+     * widened to Arrow's 16 little-endian bytes without the two BigIntegers and the BigDecimal that
+     * {@code getDecimal} and Arrow's setter would create. Other rows go through Spark's decimal,
+     * rescaled as Spark's Arrow writer does (null where it does not fit).
+     */
+    private boolean putDecimal128(SpecializedGetters row, int ordinal, long target)
+    {
+        long low;
+        long high;
+        if (row instanceof UnsafeRow) {
+            UnsafeRow unsafe = (UnsafeRow) row;
+            long offsetAndSize = unsafe.getLong(ordinal);
+            int size = (int) offsetAndSize;
+            Object base = unsafe.getBaseObject();
+            long at = unsafe.getBaseOffset() + (offsetAndSize >>> 32);
+            if (size < 1 || size > 16) {
+                throw new IllegalStateException("decimal(" + precision + "," + scale + ") of " + size + " bytes in an UnsafeRow");
+            }
+            // UnsafeRowWriter reserves and zero-fills 16 bytes for such a decimal, so both words can
+            // be read whole: as a 128-bit big-endian number they hold the value followed by
+            // 16 - size zero bytes, which an arithmetic shift right removes (keeping the sign).
+            long first = Long.reverseBytes(Platform.getLong(base, at));
+            long second = Long.reverseBytes(Platform.getLong(base, at + 8));
+            int shift = 8 * (16 - size);
+            if (shift == 0) {
+                high = first;
+                low = second;
+            }
+            else if (shift < 64) {
+                high = first >> shift;
+                low = (second >>> shift) | (first << (64 - shift));
+            }
+            else {
+                high = first >> 63;
+                low = first >> (shift - 64);
+            }
+        }
+        else {
+            Decimal decimal = row.getDecimal(ordinal, precision, scale);
+            if (decimal == null || ((decimal.precision() != precision || decimal.scale() != scale) && !decimal.changePrecision(precision, scale))) {
+                return false;
+            }
+            BigInteger unscaled = decimal.toJavaBigDecimal().unscaledValue();
+            low = unscaled.longValue();
+            high = unscaled.shiftRight(64).longValue();
+        }
+        MemoryUtil.putLong(target, low);
+        MemoryUtil.putLong(target + 8, high);
+        return true;
     }
 
     static void setBit(long address, int index, boolean value)

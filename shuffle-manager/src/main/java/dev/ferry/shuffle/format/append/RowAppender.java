@@ -75,6 +75,10 @@ public final class RowAppender
             DecimalVector decimal = (DecimalVector) vector;
             return new FixedWidthAppender(decimal, FixedKind.DECIMAL64, decimal.getPrecision(), decimal.getScale());
         }
+        if (vector instanceof DecimalVector) {
+            DecimalVector decimal = (DecimalVector) vector;
+            return new FixedWidthAppender(decimal, FixedKind.DECIMAL128, decimal.getPrecision(), decimal.getScale());
+        }
         if (vector instanceof VarCharVector) {
             return new VariableWidthAppender((BaseVariableWidthVector) vector, false);
         }
