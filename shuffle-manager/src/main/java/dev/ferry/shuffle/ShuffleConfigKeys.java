@@ -27,11 +27,6 @@ public final class ShuffleConfigKeys
             "Target size of one Arrow batch of one reduce partition on the map side (uncompressed).");
     public static final ConfigKey<Long> MAP_BUFFER_BYTES = ConfigKey.bytes("spark.ferry.shuffle.write.maxBufferedBytes", "64m",
             "Arrow memory one map task may hold in unfinished batches before it flushes all of them early.");
-    public static final ConfigKey<Boolean> ROW_STAGING = ConfigKey.bool("spark.ferry.shuffle.write.rowStaging", true,
-            "Map side: copy rows from Spark's row operators into a staging area (within maxBufferedBytes) and build each reduce "
-                    + "partition's Arrow batches from it one partition at a time, as Spark's sort shuffle sorts by partition, "
-                    + "instead of appending every row to one of the partitions' open batches. Rows from columnar input are "
-                    + "always appended directly.");
     public static final ConfigKey<ShuffleStage> STAGE = ConfigKey.choice("spark.ferry.shuffle.stage", ShuffleStage.class, ShuffleStage.AUTO,
             "Where map outputs are kept: auto keeps a block where its producer's batch is (host for Spark's CPU operators), "
                     + "device stages blocks in GPU memory through the device runtime's tiered store, host keeps them in "
@@ -61,7 +56,7 @@ public final class ShuffleConfigKeys
     @Override
     public List<ConfigKey<?>> keys()
     {
-        return List.of(ENABLED, CODEC, ZSTD_LEVEL, MIN_COMPRESS_BYTES, BATCH_TARGET_BYTES, MAP_BUFFER_BYTES, ROW_STAGING, STAGE, HOST_MEMORY_BYTES,
+        return List.of(ENABLED, CODEC, ZSTD_LEVEL, MIN_COMPRESS_BYTES, BATCH_TARGET_BYTES, MAP_BUFFER_BYTES, STAGE, HOST_MEMORY_BYTES,
                 MAX_BYTES_IN_FLIGHT, TCP_PORT, TCP_TIMEOUT_MILLIS, TCP_MAX_FRAME_BYTES, EXECUTOR_PLACEMENT);
     }
 }

@@ -24,8 +24,7 @@ final class ExchangeSettings
                 ShuffleConfigKeys.MIN_COMPRESS_BYTES.get(session),
                 ShuffleConfigKeys.BATCH_TARGET_BYTES.get(session),
                 ShuffleConfigKeys.MAP_BUFFER_BYTES.get(session),
-                checksum(),
-                ShuffleConfigKeys.ROW_STAGING.get(session));
+                checksum());
     }
 
     /** Spark's own {@code spark.shuffle.checksum.enabled} / {@code .algorithm}, with Spark's defaults. */

@@ -16,15 +16,8 @@ public final class EncodingSettings
     private final long batchTargetBytes;
     private final long maxBufferedBytes;
     private final ChecksumAlgorithm checksum;
-    private final boolean rowStaging;
 
     public EncodingSettings(CompressionKind compression, int zstdLevel, long minCompressBytes, long batchTargetBytes, long maxBufferedBytes, ChecksumAlgorithm checksum)
-    {
-        this(compression, zstdLevel, minCompressBytes, batchTargetBytes, maxBufferedBytes, checksum, true);
-    }
-
-    public EncodingSettings(CompressionKind compression, int zstdLevel, long minCompressBytes, long batchTargetBytes, long maxBufferedBytes, ChecksumAlgorithm checksum,
-            boolean rowStaging)
     {
         this.compression = requireNonNull(compression, "compression is null");
         this.zstdLevel = zstdLevel;
@@ -35,7 +28,6 @@ public final class EncodingSettings
         this.batchTargetBytes = batchTargetBytes;
         this.maxBufferedBytes = maxBufferedBytes;
         this.checksum = requireNonNull(checksum, "checksum is null");
-        this.rowStaging = rowStaging;
     }
 
     public CompressionKind compression()
@@ -68,21 +60,9 @@ public final class EncodingSettings
         return checksum;
     }
 
-    /** Whether UnsafeRows are staged and grouped by partition before they become Arrow batches. */
-    public boolean rowStaging()
-    {
-        return rowStaging;
-    }
-
-    /** The same settings with row staging switched to {@code enabled}. */
-    public EncodingSettings withRowStaging(boolean enabled)
-    {
-        return new EncodingSettings(compression, zstdLevel, minCompressBytes, batchTargetBytes, maxBufferedBytes, checksum, enabled);
-    }
-
     @Override
     public String toString()
     {
-        return "compression=" + compression.name().toLowerCase(java.util.Locale.ROOT) + ", batchTarget=" + batchTargetBytes + ", checksum=" + checksum + ", rowStaging=" + rowStaging;
+        return "compression=" + compression.name().toLowerCase(java.util.Locale.ROOT) + ", batchTarget=" + batchTargetBytes + ", checksum=" + checksum;
     }
 }

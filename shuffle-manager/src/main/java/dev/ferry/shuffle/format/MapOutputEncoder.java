@@ -10,19 +10,15 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.compression.CompressionCodec;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.StructType;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * One map task's output being built. UnsafeRows (what Spark's row operators produce) are copied
- * into a {@link RowStage}; when the stage reaches the task's memory budget, and at the end, its
- * rows are grouped by reduce partition and each partition's rows become Arrow batches one
- * partition at a time, serialized onto that partition's payload. Other rows (views into columnar
- * batches, or with staging switched off) are appended to the open Arrow batch of their partition
- * at once; a batch that reaches the target size is serialized, and when the task's open batches
- * together hold too much memory, all are flushed and released. Not thread-safe (one per task).
+ * One map task's output being built: rows are appended to the open Arrow batch of their reduce
+ * partition; a batch that reaches the target size is serialized onto that partition's payload,
+ * and when the task's open batches together hold too much memory, all are flushed and released.
+ * Not thread-safe (one per task).
  */
 public final class MapOutputEncoder
         implements AutoCloseable, EncodedMapOutput
@@ -38,16 +34,10 @@ public final class MapOutputEncoder
     private final PartitionBatchBuilder[] builders;
     private final PayloadBuffer[] payloads;
     private final int batchRowLimit;
-    private final RowStage stage;
-    private final long stageBudget;
-    private final int stagedBatchCapacity;
-    private PartitionBatchBuilder stagedBuilder;
-    private UnsafeRow stagedView;
     private long rowsSinceMemoryCheck;
     private long uncompressedBytes;
     private long records;
     private long earlyFlushes;
-    private long stageFlushes;
 
     public MapOutputEncoder(StructType sparkSchema, int partitions, BufferAllocator allocator, EncodingSettings settings)
     {
@@ -58,26 +48,11 @@ public final class MapOutputEncoder
         this.builders = new PartitionBatchBuilder[partitions];
         this.payloads = new PayloadBuffer[partitions];
         this.batchRowLimit = BatchRowLimit.of(schema, partitions, settings.maxBufferedBytes());
-        // One batch being built at a time, of the target size: the stage gets the rest of the budget.
-        this.stageBudget = Math.max(settings.maxBufferedBytes() / 2, settings.maxBufferedBytes() - 2 * settings.batchTargetBytes());
-        this.stage = settings.rowStaging() ? new RowStage(allocator, stageBudget) : null;
-        // The staged batch ends at the target size (checked every SIZE_CHECK_INTERVAL rows): its one
-        // set of vectors starts at the estimated rows of that size and, if the estimate was low, grows once.
-        this.stagedBatchCapacity = BatchRowLimit.of(schema, 1, 2 * settings.batchTargetBytes());
     }
 
     public void append(int partition, InternalRow row)
             throws IOException
     {
-        if (stage != null && row instanceof UnsafeRow) {
-            stage.add(partition, (UnsafeRow) row);
-            records++;
-            if (stage.memoryBytes() >= stageBudget) {
-                stageFlushes++;
-                encodeStage();
-            }
-            return;
-        }
         PartitionBatchBuilder builder = builders[partition];
         if (builder == null) {
             builder = new PartitionBatchBuilder(schema, allocator, batchRowLimit);
@@ -101,46 +76,12 @@ public final class MapOutputEncoder
     private void flush(int partition)
             throws IOException
     {
-        flush(partition, builders[partition]);
-    }
-
-    private void flush(int partition, PartitionBatchBuilder builder)
-            throws IOException
-    {
         PayloadBuffer payload = payloads[partition];
         if (payload == null) {
             payload = new PayloadBuffer(4096);
             payloads[partition] = payload;
         }
-        uncompressedBytes += builder.flushTo(payload, codec);
-    }
-
-    /** Turns the staged rows into batches, one partition after another, and empties the stage. */
-    private void encodeStage()
-            throws IOException
-    {
-        if (stage.rows() == 0) {
-            return;
-        }
-        if (stagedBuilder == null) {
-            stagedBuilder = new PartitionBatchBuilder(schema, allocator, stagedBatchCapacity);
-            stagedView = new UnsafeRow(schema.getFields().size());
-        }
-        int[] starts = stage.groupByPartition(payloads.length);
-        for (int partition = 0; partition < payloads.length; partition++) {
-            for (int index = starts[partition]; index < starts[partition + 1]; index++) {
-                stage.pointTo(stagedView, index);
-                stagedBuilder.append(stagedView);
-                int rows = stagedBuilder.rows();
-                if (rows >= BatchRowLimit.MAX_ROWS || (rows % SIZE_CHECK_INTERVAL == 0 && stagedBuilder.sizeInBytes() >= settings.batchTargetBytes())) {
-                    flush(partition, stagedBuilder);
-                }
-            }
-            if (stagedBuilder.rows() > 0) {
-                flush(partition, stagedBuilder);
-            }
-        }
-        stage.clear();
+        uncompressedBytes += builders[partition].flushTo(payload, codec);
     }
 
     private void flushAndRelease()
@@ -159,18 +100,7 @@ public final class MapOutputEncoder
     public void finish()
             throws IOException
     {
-        if (stage != null) {
-            encodeStage();
-            releaseStage();
-        }
         flushAndRelease();
-    }
-
-    private void releaseStage()
-    {
-        try (RowStage ignored = stage; PartitionBatchBuilder builder = stagedBuilder) {
-            stagedBuilder = null;
-        }
     }
 
     @Override
@@ -225,24 +155,10 @@ public final class MapOutputEncoder
         return earlyFlushes;
     }
 
-    /** How often the row stage filled up before the task's last row. */
-    public long stageFlushes()
-    {
-        return stageFlushes;
-    }
-
     @Override
     public void close()
     {
         List<RuntimeException> failures = new ArrayList<>();
-        if (stage != null) {
-            try {
-                releaseStage();
-            }
-            catch (RuntimeException e) {
-                failures.add(e);
-            }
-        }
         for (int partition = 0; partition < builders.length; partition++) {
             if (builders[partition] != null) {
                 try {
