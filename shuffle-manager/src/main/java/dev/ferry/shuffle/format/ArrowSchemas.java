@@ -8,7 +8,6 @@ import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DayTimeIntervalType;
 import org.apache.spark.sql.types.DecimalType;
@@ -19,6 +18,7 @@ import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.MapType;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
@@ -61,7 +61,9 @@ public final class ArrowSchemas
                 || type instanceof DayTimeIntervalType) {
             return Optional.empty();
         }
-        if (type.equals(DataTypes.StringType)) {
+        if (type instanceof StringType) {
+            // Any collation: the bytes travel as they are, and rows reach their partition through
+            // Spark's own partition-id expression, which hashes collated strings by their collation.
             return Optional.empty();
         }
         if (type instanceof ArrayType) {
