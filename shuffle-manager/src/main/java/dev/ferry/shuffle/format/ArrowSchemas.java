@@ -7,6 +7,7 @@ import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.CalendarIntervalType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DayTimeIntervalType;
@@ -23,6 +24,7 @@ import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.types.TimestampNTZType;
 import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.types.VariantType;
 import org.apache.spark.sql.types.YearMonthIntervalType;
 import org.apache.spark.sql.util.ArrowUtils;
 
@@ -58,7 +60,9 @@ public final class ArrowSchemas
                 || type instanceof LongType || type instanceof FloatType || type instanceof DoubleType || type instanceof DecimalType
                 || type instanceof BinaryType || type instanceof DateType || type instanceof TimestampType
                 || type instanceof TimestampNTZType || type instanceof NullType || type instanceof YearMonthIntervalType
-                || type instanceof DayTimeIntervalType) {
+                || type instanceof DayTimeIntervalType || type instanceof CalendarIntervalType || type instanceof VariantType) {
+            // CALENDAR INTERVAL travels as Arrow's month-day-nano interval, VARIANT as Spark's struct of
+            // its value and metadata bytes: Spark's own Arrow mapping, writers and accessors for both.
             return Optional.empty();
         }
         if (type instanceof StringType) {
