@@ -41,8 +41,15 @@ final class CountAccumulator
             counts[0] += count;
             return;
         }
+        long[] counts = this.counts;
+        if (all) {
+            for (int row = 0; row < rows; row++) {
+                counts[groups[row]]++;
+            }
+            return;
+        }
         for (int row = 0; row < rows; row++) {
-            if (all || !input.isNullAt(row)) {
+            if (!input.isNullAt(row)) {
                 counts[groups[row]]++;
             }
         }

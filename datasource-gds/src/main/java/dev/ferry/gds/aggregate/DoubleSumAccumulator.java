@@ -47,6 +47,16 @@ final class DoubleSumAccumulator
             return;
         }
         boolean hasNulls = VectorValues.readDoubles(input, type, rows, values, nulls);
+        if (groups != null && !hasNulls) {
+            double[] sums = this.sums;
+            boolean[] seen = this.seen;
+            for (int row = 0; row < rows; row++) {
+                int group = groups[row];
+                sums[group] += values[row];
+                seen[group] = true;
+            }
+            return;
+        }
         for (int row = 0; row < rows; row++) {
             if (hasNulls && nulls[row]) {
                 continue;

@@ -63,6 +63,27 @@ final class LongMinMaxAccumulator
             seen[0] |= rows > 0;
             return;
         }
+        if (groups != null && !hasNulls) {
+            // The common grouped case: one loop per direction with no null test; best[] starts at the
+            // comparison's identity, so only seen[] records that a group has a value.
+            long[] best = this.best;
+            boolean[] seen = this.seen;
+            if (max) {
+                for (int row = 0; row < rows; row++) {
+                    int group = groups[row];
+                    best[group] = Math.max(best[group], values[row]);
+                    seen[group] = true;
+                }
+            }
+            else {
+                for (int row = 0; row < rows; row++) {
+                    int group = groups[row];
+                    best[group] = Math.min(best[group], values[row]);
+                    seen[group] = true;
+                }
+            }
+            return;
+        }
         for (int row = 0; row < rows; row++) {
             if (hasNulls && nulls[row]) {
                 continue;

@@ -43,6 +43,22 @@ final class LongSumAccumulator
             }
             return;
         }
+        if (groups == null && !narrow && !input.hasNull()) {
+            // BIGINT without nulls: checked straight off the vector, with the partial in a local.
+            long sum = sums[0];
+            for (int row = 0; row < rows; row++) {
+                long value = input.getLong(row);
+                long next = sum + value;
+                if (((sum ^ next) & (value ^ next)) < 0) {
+                    spill.spill(0, index, sum);
+                    next = value;
+                }
+                sum = next;
+            }
+            sums[0] = sum;
+            seen[0] |= rows > 0;
+            return;
+        }
         if (values.length < rows) {
             values = new long[rows];
             nulls = new boolean[rows];

@@ -71,7 +71,7 @@ final class FlatLeafReader
     private final FlatTarget.Kind kind;
     private final RleHybridDecoder rle = new RleHybridDecoder();
     private PageReader pages;
-    private Dictionary dictionary;
+    private boolean hasDictionary;
     // The dictionary decoded once per chunk, so each value is an array load rather than a call.
     private int[] dictionaryInts;
     private long[] dictionaryLongs;
@@ -126,19 +126,27 @@ final class FlatLeafReader
         this.rangeTo = rangeTo;
         this.rangeIndex = 0;
         DictionaryPage page = pageReader.readDictionaryPage();
-        try {
-            dictionary = page == null ? null : page.getEncoding().initDictionary(descriptor, page);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException("cannot read the dictionary page", e);
-        }
         dictionaryInts = null;
         dictionaryLongs = null;
         dictionaryFloats = null;
         dictionaryDoubles = null;
         dictionaryBytes = null;
-        if (dictionary != null) {
-            materializeDictionary();
+        hasDictionary = page != null;
+        if (page != null) {
+            if ((type == PrimitiveTypeName.INT96 || type == PrimitiveTypeName.BINARY)
+                    && (page.getEncoding() == Encoding.PLAIN_DICTIONARY || page.getEncoding() == Encoding.PLAIN)) {
+                plainDictionary(page);
+            }
+            else {
+                Dictionary dictionary;
+                try {
+                    dictionary = page.getEncoding().initDictionary(descriptor, page);
+                }
+                catch (IOException e) {
+                    throw new UncheckedIOException("cannot read the dictionary page", e);
+                }
+                materializeDictionary(dictionary);
+            }
         }
         pageValues = 0;
         pageCursor = 0;
@@ -947,7 +955,57 @@ final class FlatLeafReader
         }
     }
 
-    private void materializeDictionary()
+    /**
+     * INT96 and BINARY dictionaries straight from the PLAIN dictionary page into the arrays the loops
+     * read, without parquet-mr's Binary object per entry: INT96 entries are 12 bytes each, BINARY
+     * entries a 4-byte little-endian length and the bytes.
+     */
+    // BytesInput.toByteBuffer() is deprecated only for a variant with a releaser, which heap pages do not need.
+    @SuppressWarnings("deprecation")
+    private void plainDictionary(DictionaryPage page)
+    {
+        int size = page.getDictionarySize();
+        ByteBuffer buffer;
+        try {
+            buffer = heap(page.getBytes().toByteBuffer());
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("cannot read the dictionary page", e);
+        }
+        byte[] bytes = buffer.array();
+        int position = buffer.arrayOffset() + buffer.position();
+        int limit = buffer.arrayOffset() + buffer.limit();
+        if (size < 0) {
+            throw new IllegalStateException("dictionary page of " + size + " entries");
+        }
+        if (type == PrimitiveTypeName.INT96) {
+            if ((long) size * 12 > limit - position) {
+                throw new IllegalStateException("dictionary of " + size + " INT96 entries in a page of " + (limit - position) + " bytes");
+            }
+            dictionaryLongs = new long[size];
+            for (int id = 0; id < size; id++) {
+                int offset = position + id * 12;
+                dictionaryLongs[id] = int96Micros((long) LITTLE_ENDIAN_LONGS.get(bytes, offset), (int) LITTLE_ENDIAN_INTS.get(bytes, offset + 8));
+            }
+            return;
+        }
+        byte[][] entries = new byte[size][];
+        for (int id = 0; id < size; id++) {
+            if (limit - position < 4) {
+                throw new IllegalStateException("dictionary entry " + id + " of " + size + " cut off with " + (limit - position) + " bytes left in the page");
+            }
+            int length = (int) LITTLE_ENDIAN_INTS.get(bytes, position);
+            position += 4;
+            if (length < 0 || length > limit - position) {
+                throw new IllegalStateException("dictionary entry of length " + length + " with " + (limit - position) + " bytes left in the page");
+            }
+            entries[id] = java.util.Arrays.copyOfRange(bytes, position, position + length);
+            position += length;
+        }
+        dictionaryBytes = entries;
+    }
+
+    private void materializeDictionary(Dictionary dictionary)
     {
         int size = dictionary.getMaxId() + 1;
         switch (type) {
@@ -1111,7 +1169,7 @@ final class FlatLeafReader
                 return;
             case PLAIN_DICTIONARY:
             case RLE_DICTIONARY: {
-                if (dictionary == null) {
+                if (!hasDictionary) {
                     throw new IllegalStateException("dictionary-encoded page without a dictionary page");
                 }
                 mode = Mode.DICTIONARY;

@@ -1,6 +1,7 @@
 package dev.ferry.gds.io;
 
-import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdDecompressCtx;
+import com.github.luben.zstd.ZstdException;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -9,6 +10,7 @@ import org.xerial.snappy.Snappy;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.concurrent.ArrayBlockingQueue;
 
 import static java.util.Objects.requireNonNull;
 
@@ -21,11 +23,16 @@ import static java.util.Objects.requireNonNull;
  * Spark) from the page bytes into an array of the size the header gives, instead of through
  * parquet-mr's Hadoop-style decompressor streams, which allocate a stream and copy through an
  * intermediate buffer per page. Parquet SNAPPY pages are raw snappy blocks and ZSTD pages whole zstd
- * frames, so the one-shot calls read exactly what the streams read.
+ * frames, so the one-shot calls read exactly what the streams read. ZSTD pages are decompressed
+ * with a zstd context borrowed from a small shared pool rather than zstd-jni's static call, which
+ * creates and frees a native context (and its buffers) per page.
  */
 public final class BoundedCodecFactory
         implements CompressionCodecFactory
 {
+    // Idle zstd contexts, kept for the next page; past the bound a returned context is closed.
+    private static final ArrayBlockingQueue<ZstdDecompressCtx> ZSTD_CONTEXTS = new ArrayBlockingQueue<>(64);
+
     private final CompressionCodecFactory delegate;
     private final long maxPageBytes;
 
@@ -115,15 +122,36 @@ public final class BoundedCodecFactory
             produced = Snappy.uncompress(array, offset, length, output, 0);
         }
         else {
-            produced = Zstd.decompressByteArray(output, 0, uncompressedSize, array, offset, length);
-            if (Zstd.isError(produced)) {
-                throw new IOException("A ZSTD page cannot be decompressed: " + Zstd.getErrorName(produced));
-            }
+            produced = zstd(output, uncompressedSize, array, offset, length);
         }
         if (produced != uncompressedSize) {
             throw new IOException("A " + codec + " page decompressed to " + produced + " bytes; its header claims " + uncompressedSize);
         }
         return output;
+    }
+
+    private static long zstd(byte[] output, int uncompressedSize, byte[] array, int offset, int length)
+            throws IOException
+    {
+        ZstdDecompressCtx context = ZSTD_CONTEXTS.poll();
+        if (context == null) {
+            context = new ZstdDecompressCtx();
+        }
+        boolean reusable = false;
+        try {
+            long produced = context.decompressByteArray(output, 0, uncompressedSize, array, offset, length);
+            reusable = true;
+            return produced;
+        }
+        catch (ZstdException e) {
+            // A failed frame may leave the context mid-frame: it is closed, not pooled.
+            throw new IOException("A ZSTD page cannot be decompressed: " + e.getMessage(), e);
+        }
+        finally {
+            if (!reusable || !ZSTD_CONTEXTS.offer(context)) {
+                context.close();
+            }
+        }
     }
 
     static void check(CompressionCodecName codec, int uncompressedSize, long maxPageBytes)

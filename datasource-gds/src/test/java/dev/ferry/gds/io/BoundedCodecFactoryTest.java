@@ -48,4 +48,34 @@ class BoundedCodecFactoryTest
         IOException tooLarge = assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.BROTLI).decompress(compressed, 2 << 20));
         assertTrue(tooLarge.getMessage().contains("spark.ferry.gds.io.maxPageBytes"), tooLarge.getMessage());
     }
+    @Test
+    @SuppressWarnings("deprecation") // BytesInput.toByteArray: a test-sized copy
+    void zstdPagesDecompressWithPooledContextsAndBadPagesAreRefused()
+            throws IOException
+    {
+        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 1 << 20);
+        byte[] page = "zstd page bytes ".repeat(200).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] frame = com.github.luben.zstd.Zstd.compress(page, 3);
+        byte[] corrupt = frame.clone();
+        for (int index = frame.length / 2; index < frame.length; index++) {
+            corrupt[index] = (byte) ~corrupt[index];
+        }
+        for (int round = 0; round < 3; round++) {
+            // Pages through the same pooled contexts, before and after failures that must not poison them.
+            for (int repeat = 0; repeat < 20; repeat++) {
+                byte[] other = ("page " + repeat + " ").repeat(100 + repeat).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                assertArrayEquals(other, bounded.getDecompressor(CompressionCodecName.ZSTD)
+                        .decompress(BytesInput.from(com.github.luben.zstd.Zstd.compress(other, 1)), other.length).toByteArray());
+            }
+            assertArrayEquals(page, bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(BytesInput.from(frame), page.length).toByteArray());
+            IOException shorter = assertThrows(IOException.class,
+                    () -> bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(BytesInput.from(frame), page.length - 1));
+            assertTrue(shorter.getMessage().contains("ZSTD"), shorter.getMessage());
+            IOException longer = assertThrows(IOException.class,
+                    () -> bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(BytesInput.from(frame), page.length + 1));
+            assertTrue(longer.getMessage().contains("decompressed to " + page.length), longer.getMessage());
+            assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(BytesInput.from(corrupt), page.length));
+        }
+    }
 }
