@@ -106,4 +106,42 @@ class BadDataTest
         }
         assertTrue(message.contains("notes.parquet") && message.contains("Malformed Parquet file"), message);
     }
+
+    /**
+     * A BINARY dictionary page whose entries claim more bytes than the page holds (gds reads such
+     * dictionaries straight from the page bytes): an error naming the file, never an overrun.
+     */
+    @Test
+    void aDictionaryEntryLongerThanItsPageFailsNamingTheFile(@TempDir Path directory)
+            throws Exception
+    {
+        Path good = Path.of(BadDataTest.class.getResource("/corpus/pyarrow/codec_none.parquet").toURI());
+        byte[] bytes = Files.readAllBytes(good);
+        long dictionaryOffset;
+        try (org.apache.parquet.hadoop.ParquetFileReader reader = org.apache.parquet.hadoop.ParquetFileReader.open(
+                org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(good.toUri()), new org.apache.hadoop.conf.Configuration()))) {
+            dictionaryOffset = reader.getFooter().getBlocks().get(0).getColumns().stream()
+                    .filter(column -> column.getPath().toDotString().equals("s")).findFirst().orElseThrow().getDictionaryPageOffset();
+        }
+        java.io.ByteArrayInputStream stream = new java.io.ByteArrayInputStream(bytes, (int) dictionaryOffset, bytes.length - (int) dictionaryOffset);
+        org.apache.parquet.format.PageHeader header = org.apache.parquet.format.Util.readPageHeader(stream);
+        assertEquals(org.apache.parquet.format.PageType.DICTIONARY_PAGE, header.getType());
+        int firstEntry = bytes.length - stream.available();
+        // The first entry's 4-byte little-endian length, now far past the page's end.
+        bytes[firstEntry] = 0;
+        bytes[firstEntry + 1] = 0;
+        bytes[firstEntry + 2] = 0;
+        bytes[firstEntry + 3] = 0x10;
+        Path corrupt = directory.resolve("dictionary-overrun.parquet");
+        Files.write(corrupt, bytes);
+        String message;
+        try {
+            spark.read().format("gds").load(corrupt.toString()).selectExpr("count(s)").collectAsList();
+            message = "no error";
+        }
+        catch (Exception e) {
+            message = ParquetTestingCorpusTestMessages.full(e);
+        }
+        assertTrue(message.contains("dictionary-overrun.parquet") && message.contains("dictionary entry of length 268435456"), message);
+    }
 }

@@ -77,7 +77,7 @@ final class CorpusCheck
             ours = RowRendering.sorted(frame.collectAsList());
         }
         catch (Exception e) {
-            String message = fullMessage(e);
+            String message = ParquetTestingCorpusTestMessages.full(e);
             refused.put(name, message);
             if (!expectedRefusals.containsKey(name)) {
                 problems.add(name + ": refused unexpectedly: " + message);
@@ -131,14 +131,5 @@ final class CorpusCheck
         {
             return new Oracle(frame.schema(), RowRendering.sorted(frame.collectAsList()));
         }
-    }
-
-    private static String fullMessage(Throwable error)
-    {
-        StringBuilder message = new StringBuilder();
-        for (Throwable cause = error; cause != null; cause = cause.getCause()) {
-            message.append(cause.getMessage()).append(" | ");
-        }
-        return message.toString().replace('\n', ' ');
     }
 }
