@@ -47,13 +47,7 @@ final class LongSumAccumulator
             // BIGINT without nulls: checked straight off the vector, with the partial in a local.
             long sum = sums[0];
             for (int row = 0; row < rows; row++) {
-                long value = input.getLong(row);
-                long next = sum + value;
-                if (((sum ^ next) & (value ^ next)) < 0) {
-                    spill.spill(0, index, sum);
-                    next = value;
-                }
-                sum = next;
+                sum = addChecked(0, sum, input.getLong(row));
             }
             sums[0] = sum;
             seen[0] |= rows > 0;
@@ -77,13 +71,7 @@ final class LongSumAccumulator
                 if (hasNulls && nulls[row]) {
                     continue;
                 }
-                long value = values[row];
-                long next = sum + value;
-                if (((sum ^ next) & (value ^ next)) < 0) {
-                    spill.spill(0, index, sum);
-                    next = value;
-                }
-                sum = next;
+                sum = addChecked(0, sum, values[row]);
                 any = true;
             }
             sums[0] = sum;
@@ -95,28 +83,30 @@ final class LongSumAccumulator
                 continue;
             }
             int group = groups[row];
-            long value = values[row];
-            long sum = sums[group];
-            long next = sum + value;
-            if (((sum ^ next) & (value ^ next)) < 0) {
-                spill.spill(group, index, sum);
-                next = value;
-            }
-            sums[group] = next;
+            sums[group] = addChecked(group, sums[group], values[row]);
             seen[group] = true;
         }
+    }
+
+    /**
+     * {@code sum + value} for {@code group}; where the addition overflows, the partial so far is
+     * spilled as an early partial (Spark's final SUM then sees the overflow) and the sum restarts at
+     * {@code value}.
+     */
+    private long addChecked(int group, long sum, long value)
+    {
+        long next = sum + value;
+        if (((sum ^ next) & (value ^ next)) < 0) {
+            spill.spill(group, index, sum);
+            return value;
+        }
+        return next;
     }
 
     // Adds a batch's sum to the group-less partial, spilling the partial first where the two overflow.
     private void addPartial(long batch)
     {
-        long sum = sums[0];
-        long next = sum + batch;
-        if (((sum ^ next) & (batch ^ next)) < 0) {
-            spill.spill(0, index, sum);
-            next = batch;
-        }
-        sums[0] = next;
+        sums[0] = addChecked(0, sums[0], batch);
         seen[0] = true;
     }
 

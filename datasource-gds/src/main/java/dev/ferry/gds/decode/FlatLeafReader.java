@@ -23,6 +23,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -900,7 +901,7 @@ final class FlatLeafReader
             if (end < 0) {
                 throw new IllegalStateException("more than 2 GiB of string bytes in one batch");
             }
-            stage = java.util.Arrays.copyOf(stage, (int) Math.min(Integer.MAX_VALUE - 8, Math.max((long) end, 2L * stage.length + 1024)));
+            stage = Arrays.copyOf(stage, (int) Math.min(Integer.MAX_VALUE - 8, Math.max((long) end, 2L * stage.length + 1024)));
         }
         System.arraycopy(bytes, offset, stage, dataEnd, length);
         dataEnd = end;
@@ -999,7 +1000,7 @@ final class FlatLeafReader
             if (length < 0 || length > limit - position) {
                 throw new IllegalStateException("dictionary entry of length " + length + " with " + (limit - position) + " bytes left in the page");
             }
-            entries[id] = java.util.Arrays.copyOfRange(bytes, position, position + length);
+            entries[id] = Arrays.copyOfRange(bytes, position, position + length);
             position += length;
         }
         dictionaryBytes = entries;

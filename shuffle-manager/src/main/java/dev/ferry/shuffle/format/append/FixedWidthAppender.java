@@ -81,10 +81,8 @@ final class FixedWidthAppender
                 MemoryUtil.putLong(data + (long) index * 8, Double.doubleToRawLongBits(row.getDouble(ordinal)));
                 break;
             case DECIMAL64: {
-                Decimal decimal = row.getDecimal(ordinal, precision, scale);
-                // Like Spark's own Arrow writer: a value that does not fit the column's type is written as null.
-                // A value already of the column's precision and scale (the usual case) needs no rescaling.
-                if (decimal == null || ((decimal.precision() != precision || decimal.scale() != scale) && !decimal.changePrecision(precision, scale))) {
+                Decimal decimal = fittedDecimal(row, ordinal);
+                if (decimal == null) {
                     setBit(validity, index, false);
                     return;
                 }
@@ -146,8 +144,8 @@ final class FixedWidthAppender
             }
         }
         else {
-            Decimal decimal = row.getDecimal(ordinal, precision, scale);
-            if (decimal == null || ((decimal.precision() != precision || decimal.scale() != scale) && !decimal.changePrecision(precision, scale))) {
+            Decimal decimal = fittedDecimal(row, ordinal);
+            if (decimal == null) {
                 return false;
             }
             BigInteger unscaled = decimal.toJavaBigDecimal().unscaledValue();
@@ -157,6 +155,20 @@ final class FixedWidthAppender
         MemoryUtil.putLong(target, low);
         MemoryUtil.putLong(target + 8, high);
         return true;
+    }
+
+    /**
+     * The row's decimal at the column's precision and scale, or null where it is null or does not
+     * fit (written as null, like Spark's own Arrow writer). A value already of the column's
+     * precision and scale (the usual case) is not rescaled.
+     */
+    private Decimal fittedDecimal(SpecializedGetters row, int ordinal)
+    {
+        Decimal decimal = row.getDecimal(ordinal, precision, scale);
+        if (decimal == null || ((decimal.precision() != precision || decimal.scale() != scale) && !decimal.changePrecision(precision, scale))) {
+            return null;
+        }
+        return decimal;
     }
 
     static void setBit(long address, int index, boolean value)
