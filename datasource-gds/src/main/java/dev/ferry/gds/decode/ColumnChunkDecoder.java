@@ -1,5 +1,6 @@
 package dev.ferry.gds.decode;
 
+import dev.ferry.gds.io.PageArrays;
 import dev.ferry.gds.io.CorruptParquetException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -63,16 +64,6 @@ public final class ColumnChunkDecoder
     }
 
     /**
-     * Starts a row group: the flat fast path when the column is a top-level primitive whose chunk uses
-     * only PLAIN and dictionary encodings ({@code encodings} by column path), else one parquet-mr column
-     * reader per leaf.
-     */
-    public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, String file, Map<ColumnPath, Set<Encoding>> encodings)
-    {
-        start(pages, writerVersion, file, encodings, null, null);
-    }
-
-    /**
      * Whether this column can read a row group by row ranges (page-index skipping): only the flat
      * path skips rows itself; parquet-mr's column readers would read the pages it is given as if they
      * were contiguous. A column missing from the file reads no pages at all.
@@ -91,12 +82,14 @@ public final class ColumnChunkDecoder
     }
 
     /**
-     * Starts a row group read by row ranges: only rows within the inclusive ranges
-     * [{@code rangeFrom[i]}, {@code rangeTo[i]}] are decoded; null ranges read every row. Ranges
-     * need {@link #canSkipRows}.
+     * Starts a row group: the flat fast path when the column is a top-level primitive whose chunk uses
+     * only PLAIN and dictionary encodings ({@code encodings} by column path), else one parquet-mr column
+     * reader per leaf. Only rows within the inclusive ranges [{@code rangeFrom[i]}, {@code rangeTo[i]}]
+     * are decoded; null ranges read every row (ranges need {@link #canSkipRows}). The flat path gives
+     * each data page's array back to {@code pageArrays} once it has moved past the page.
      */
     public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, String file, Map<ColumnPath, Set<Encoding>> encodings,
-            long[] rangeFrom, long[] rangeTo)
+            long[] rangeFrom, long[] rangeTo, PageArrays pageArrays)
     {
         readers.clear();
         flat = null;
@@ -112,7 +105,7 @@ public final class ColumnChunkDecoder
                     flatReader = new FlatLeafReader(leaf.descriptor, flatTarget.get());
                 }
                 flat = flatReader;
-                flat.start(pageReader, rangeFrom, rangeTo);
+                flat.start(pageReader, rangeFrom, rangeTo, pageArrays);
                 return;
             }
         }

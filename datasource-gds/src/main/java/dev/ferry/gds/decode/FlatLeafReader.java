@@ -1,5 +1,6 @@
 package dev.ferry.gds.decode;
 
+import dev.ferry.gds.io.PageArrays;
 import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BaseFixedWidthVector;
 import org.apache.arrow.vector.BaseVariableWidthVector;
@@ -72,6 +73,9 @@ final class FlatLeafReader
     private final FlatTarget.Kind kind;
     private final RleHybridDecoder rle = new RleHybridDecoder();
     private PageReader pages;
+    private PageArrays pageArrays;
+    // The current data page's array, given back to pageArrays when the reader moves past the page.
+    private byte[] pageArray;
     private boolean hasDictionary;
     // The dictionary decoded once per chunk, so each value is an array load rather than a call.
     private int[] dictionaryInts;
@@ -120,9 +124,12 @@ final class FlatLeafReader
         return descriptor.getMaxRepetitionLevel() == 0 && descriptor.getMaxDefinitionLevel() <= 1 && SUPPORTED.containsAll(chunkEncodings);
     }
 
-    void start(PageReader pageReader, long[] rangeFrom, long[] rangeTo)
+    void start(PageReader pageReader, long[] rangeFrom, long[] rangeTo, PageArrays pageArrays)
     {
+        // The previous chunk's last page, if the reads stopped on its last value.
+        givePageBack();
         this.pages = requireNonNull(pageReader, "pageReader is null");
+        this.pageArrays = requireNonNull(pageArrays, "pageArrays is null");
         this.rangeFrom = rangeFrom;
         this.rangeTo = rangeTo;
         this.rangeIndex = 0;
@@ -1053,8 +1060,18 @@ final class FlatLeafReader
         }
     }
 
+    // Every value of the current page has been read (values are copied out, never referenced), so its array may hold the next page.
+    private void givePageBack()
+    {
+        if (pageArray != null) {
+            pageArrays.giveBack(pageArray);
+            pageArray = null;
+        }
+    }
+
     private boolean nextPage()
     {
+        givePageBack();
         DataPage page = pages.readPage();
         if (page == null) {
             return false;
@@ -1089,6 +1106,7 @@ final class FlatLeafReader
             throws IOException
     {
         ByteBuffer bytes = heap(page.getBytes().toByteBuffer()).order(ByteOrder.LITTLE_ENDIAN);
+        pageArray = bytes.array();
         if (optional) {
             if (page.getDlEncoding() == Encoding.BIT_PACKED) {
                 loadBitPackedLevels(bytes);
@@ -1129,7 +1147,9 @@ final class FlatLeafReader
         if (optional) {
             rle.decode(page.getDefinitionLevels().toByteBuffer().order(ByteOrder.LITTLE_ENDIAN), 1, pageValues, definitions);
         }
-        loadValues(page.getDataEncoding(), heap(page.getData().toByteBuffer()).order(ByteOrder.LITTLE_ENDIAN));
+        ByteBuffer data = heap(page.getData().toByteBuffer()).order(ByteOrder.LITTLE_ENDIAN);
+        pageArray = data.array();
+        loadValues(page.getDataEncoding(), data);
     }
 
     // The loops index page bytes as an array; pages parquet-mr decompressed are heap buffers already.

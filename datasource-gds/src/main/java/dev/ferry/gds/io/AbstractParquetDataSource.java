@@ -141,7 +141,8 @@ public abstract class AbstractParquetDataSource
             ByteBuffer view = buffers.get(request).duplicate();
             int offset = (int) (wanted.position() - request.position());
             view.position(offset).limit(offset + wanted.length());
-            result.put(entry.getKey(), view.slice().asReadOnlyBuffer());
+            // Writable views (callers must not write): codecs decompress straight from their arrays.
+            result.put(entry.getKey(), view.slice());
         }
         return result;
     }

@@ -35,6 +35,7 @@ public final class BoundedCodecFactory
 
     private final CompressionCodecFactory delegate;
     private final long maxPageBytes;
+    private final PageArrays pageArrays = new PageArrays();
 
     public BoundedCodecFactory(CompressionCodecFactory delegate, long maxPageBytes)
     {
@@ -43,6 +44,15 @@ public final class BoundedCodecFactory
             throw new IllegalArgumentException("maxPageBytes must be positive, got " + maxPageBytes);
         }
         this.maxPageBytes = maxPageBytes;
+    }
+
+    /**
+     * The arrays SNAPPY and ZSTD pages are decompressed into; a decoder gives a page's array back
+     * when it has moved past the page. One factory (and pool) serves one task's reader.
+     */
+    public PageArrays pageArrays()
+    {
+        return pageArrays;
     }
 
     @Override
@@ -67,7 +77,7 @@ public final class BoundedCodecFactory
                 check(codec, uncompressedSize);
                 // Empty pages (a v2 page with no values) keep parquet-mr's handling.
                 if ((codec == CompressionCodecName.SNAPPY || codec == CompressionCodecName.ZSTD) && bytes.size() > 0) {
-                    return BytesInput.from(oneShot(codec, bytes, uncompressedSize));
+                    return BytesInput.from(oneShot(codec, bytes, uncompressedSize), 0, uncompressedSize);
                 }
                 return decompressor.decompress(bytes, uncompressedSize);
             }
@@ -96,7 +106,7 @@ public final class BoundedCodecFactory
 
     // BytesInput.toByteBuffer() is deprecated only for a variant with a releaser, which heap pages do not need.
     @SuppressWarnings("deprecation")
-    private static byte[] oneShot(CompressionCodecName codec, BytesInput bytes, int uncompressedSize)
+    private byte[] oneShot(CompressionCodecName codec, BytesInput bytes, int uncompressedSize)
             throws IOException
     {
         ByteBuffer input = bytes.toByteBuffer();
@@ -112,7 +122,7 @@ public final class BoundedCodecFactory
             input.duplicate().get(array);
             offset = 0;
         }
-        byte[] output = new byte[uncompressedSize];
+        byte[] output = pageArrays.take(uncompressedSize);
         long produced;
         if (codec == CompressionCodecName.SNAPPY) {
             // The block's own length header must agree with the page header's, so the output array is exactly what snappy writes.
@@ -166,9 +176,6 @@ public final class BoundedCodecFactory
     private void check(CompressionCodecName codec, int uncompressedSize)
             throws IOException
     {
-        if (uncompressedSize < 0 || uncompressedSize > maxPageBytes) {
-            throw new IOException("A " + codec + " page claims " + uncompressedSize + " uncompressed bytes; the limit is " + maxPageBytes
-                    + " (spark.ferry.gds.io.maxPageBytes)");
-        }
+        check(codec, uncompressedSize, maxPageBytes);
     }
 }

@@ -13,8 +13,9 @@ import java.util.Map;
  * too, and an in-memory source serves tests. Read planning, timing and counting live once in
  * {@link AbstractParquetDataSource}.
  *
- * <p>Buffers returned are read-only views the caller must not modify; they stay valid after
- * {@link #close()} (they are heap memory on the HOST route).
+ * <p>Buffers returned are views the caller must not modify ({@link #planRead}'s are not marked
+ * read-only, so codecs can read their arrays without a copy); they stay valid after {@link #close()}
+ * (they are heap memory on every route).
  */
 public interface ParquetDataSource
         extends Closeable

@@ -1,11 +1,15 @@
 package dev.ferry.gds.io;
 
+import org.apache.parquet.bytes.ByteBufferAllocator;
+import org.apache.parquet.io.ParquetFileRange;
 import org.apache.parquet.io.SeekableInputStream;
 
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import static java.util.Objects.requireNonNull;
 
@@ -112,6 +116,31 @@ final class SeamInputStream
         position += length;
     }
 
+    /**
+     * parquet-mr's vectored read of a row group's chunk runs: each range is answered with a view of
+     * the bytes already fetched (or one counted unplanned read), so parquet-mr slices its pages from
+     * the seam's buffers instead of copying every chunk into buffers of its own.
+     */
+    @Override
+    public boolean readVectoredAvailable(ByteBufferAllocator allocator)
+    {
+        return true;
+    }
+
+    @Override
+    public void readVectored(List<ParquetFileRange> ranges, ByteBufferAllocator allocator)
+            throws IOException
+    {
+        for (ParquetFileRange range : ranges) {
+            long offset = range.getOffset();
+            int length = range.getLength();
+            if (offset < 0 || length < 0 || offset + length > source.size()) {
+                throw new EOFException("Range of " + length + " bytes at offset " + offset + " is outside " + source.id() + " (" + source.size() + " bytes)");
+            }
+            range.setDataReadFuture(CompletableFuture.completedFuture(bytesAt(offset, length, false)));
+        }
+    }
+
     private void checkAvailable(int length)
             throws EOFException
     {
@@ -122,6 +151,12 @@ final class SeamInputStream
     }
 
     private ByteBuffer bytesAt(int length, boolean mayReadAhead)
+            throws IOException
+    {
+        return bytesAt(position, length, mayReadAhead);
+    }
+
+    private ByteBuffer bytesAt(long position, int length, boolean mayReadAhead)
             throws IOException
     {
         Optional<ByteBuffer> cached = prefetched.find(position, length);

@@ -10,6 +10,8 @@ import dev.ferry.gds.decode.UnsupportedParquetException;
 import dev.ferry.gds.io.AbstractParquetDataSource;
 import dev.ferry.gds.io.CorruptParquetException;
 import dev.ferry.gds.io.DiskRange;
+import dev.ferry.gds.io.BoundedCodecFactory;
+import dev.ferry.gds.io.PageArrays;
 import dev.ferry.gds.io.PrefetchedRanges;
 import dev.ferry.gds.io.SeamInputFile;
 import dev.ferry.gds.plan.CalendarRebase;
@@ -75,6 +77,8 @@ public final class ParquetSliceReader
     private final List<BlockMetaData> blocks;
     private final FileShape shape;
     private final ParquetFileReader reader;
+    // Where the codecs put decompressed pages; the flat decoders give each page's array back when done with it.
+    private final PageArrays pageArrays;
     private final VersionParser.ParsedVersion writerVersion;
     private final Set<CompressionCodecName> checkedCodecs = new HashSet<>();
     private final Optional<ExecutorService> prefetcher;
@@ -149,6 +153,7 @@ public final class ParquetSliceReader
             throw new CorruptParquetException(source.id(), "cannot open: " + e.getMessage(), e);
         }
         this.reader = opened;
+        this.pageArrays = options.getCodecFactory() instanceof BoundedCodecFactory codecs ? codecs.pageArrays() : new PageArrays();
         reader.setRequestedSchema(shape.requestedSchema());
         prefetched.clear();
     }
@@ -316,7 +321,7 @@ public final class ParquetSliceReader
             BlockMetaData next = blocks.get(index + 1);
             ahead = prefetcher.get().submit(() -> fetch(next));
         }
-        for (Map.Entry<Object, DiskRange> range : fetched.ranges().entrySet()) {
+        for (Map.Entry<DiskRange, DiskRange> range : fetched.ranges().entrySet()) {
             prefetched.add(range.getValue(), fetched.buffers().get(range.getKey()));
         }
         readPages(block);
@@ -370,7 +375,13 @@ public final class ParquetSliceReader
                 ranges.put(chunk.getPath(), new DiskRange(start, (int) size));
             }
         }
-        return new Fetched(ranges, source.planRead(ranges));
+        // Keyed by the coalesced requests, not by chunk: parquet-mr asks for runs of adjacent chunks as
+        // one range, and a run inside one request is then served as a view of its buffer, not copied together.
+        Map<DiskRange, DiskRange> requests = new HashMap<>();
+        for (DiskRange request : source.plan(List.copyOf(ranges.values()))) {
+            requests.put(request, request);
+        }
+        return new Fetched(requests, source.planRead(requests));
     }
 
     private void readPages(BlockMetaData block)
@@ -418,7 +429,7 @@ public final class ParquetSliceReader
         }
         for (ColumnChunkDecoder column : shape.columns()) {
             try {
-                column.start(pages, writerVersion, source.id(), encodings, from, to);
+                column.start(pages, writerVersion, source.id(), encodings, from, to, pageArrays);
             }
             catch (FerryException e) {
                 throw e;
@@ -526,5 +537,5 @@ public final class ParquetSliceReader
         reader.close();
     }
 
-    private record Fetched(Map<Object, DiskRange> ranges, Map<Object, ByteBuffer> buffers) {}
+    private record Fetched(Map<DiskRange, DiskRange> ranges, Map<DiskRange, ByteBuffer> buffers) {}
 }

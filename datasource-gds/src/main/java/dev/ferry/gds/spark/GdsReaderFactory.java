@@ -1,6 +1,7 @@
 package dev.ferry.gds.spark;
 
 import dev.ferry.gds.plan.GdsReadSettings;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
@@ -24,7 +25,7 @@ final class GdsReaderFactory
     private static final long serialVersionUID = 1L;
 
     private final GdsReadSettings settings;
-    private final SerializableConfiguration hadoopConf;
+    private final Broadcast<SerializableConfiguration> hadoopConf;
     private final StructType readSchema;
     private final StructType dataReadSchema;
     private final StructType partitionSchema;
@@ -32,7 +33,7 @@ final class GdsReaderFactory
     // The pushed filters on data columns, evaluated per batch by the readers (Spark's filters are serializable).
     private final ArrayList<Filter> dataFilters;
 
-    GdsReaderFactory(GdsReadSettings settings, SerializableConfiguration hadoopConf, StructType readSchema, StructType dataReadSchema,
+    GdsReaderFactory(GdsReadSettings settings, Broadcast<SerializableConfiguration> hadoopConf, StructType readSchema, StructType dataReadSchema,
             StructType partitionSchema, Map<String, String> deviceConf, List<Filter> dataFilters)
     {
         this.settings = requireNonNull(settings, "settings is null");
@@ -53,7 +54,7 @@ final class GdsReaderFactory
     @Override
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition)
     {
-        return new GdsPartitionReader(((GdsInputPartition) partition).slices(), settings, GdsTableState.readOptions(hadoopConf.value(), settings),
+        return new GdsPartitionReader(((GdsInputPartition) partition).slices(), settings, GdsTableState.readOptions(hadoopConf.value().value(), settings),
                 readSchema, dataReadSchema, partitionSchema, deviceConf, dataFilters);
     }
 

@@ -17,6 +17,8 @@ import dev.ferry.gds.route.ExecutorDevices;
 import dev.ferry.gds.route.RouteChoice;
 import dev.ferry.gds.route.RouteChooser;
 import dev.ferry.gds.route.RouteRefusedException;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.metric.CustomMetric;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
@@ -137,7 +139,11 @@ final class GdsScan
                 data.add(field);
             }
         }
-        GdsReaderFactory batches = new GdsReaderFactory(state.settings(), new SerializableConfiguration(state.hadoopConf()), columns,
+        // Broadcast once per scan, as Spark's own file scans do: the factory is serialized into every
+        // task, and a Hadoop configuration is ~1000 entries to write and read per task.
+        Broadcast<SerializableConfiguration> hadoopConf = JavaSparkContext.fromSparkContext(state.spark().sparkContext())
+                .broadcast(new SerializableConfiguration(state.hadoopConf()));
+        GdsReaderFactory batches = new GdsReaderFactory(state.settings(), hadoopConf, columns,
                 new StructType(data.toArray(new StructField[0])), partitionSchema, deviceConf(), filters);
         return aggregate.<PartitionReaderFactory>map(plan -> new GdsAggregateReaderFactory(batches, plan, state.settings().ignoreMissingFiles())).orElse(batches);
     }

@@ -78,4 +78,31 @@ class BoundedCodecFactoryTest
             assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(BytesInput.from(corrupt), page.length));
         }
     }
+
+    @Test
+    @SuppressWarnings("deprecation") // BytesInput.toByteBuffer: the page's own array
+    void pagesGivenBackAreDecompressedIntoTheSameArray()
+            throws IOException
+    {
+        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 1 << 20);
+        for (CompressionCodecName codec : new CompressionCodecName[] {CompressionCodecName.SNAPPY, CompressionCodecName.ZSTD}) {
+            byte[] first = "first page ".repeat(300).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] second = "second, shorter ".repeat(100).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            java.nio.ByteBuffer one = bounded.getDecompressor(codec).decompress(compress(codecs, codec, first), first.length).toByteBuffer();
+            assertArrayEquals(first, AbstractParquetDataSourceTest.bytes(one), codec.name());
+            bounded.pageArrays().giveBack(one.array());
+            java.nio.ByteBuffer two = bounded.getDecompressor(codec).decompress(compress(codecs, codec, second), second.length).toByteBuffer();
+            // The same array, and the page is exactly the new bytes: the longer old page's tail is past its limit.
+            org.junit.jupiter.api.Assertions.assertSame(one.array(), two.array(), codec.name());
+            assertArrayEquals(second, AbstractParquetDataSourceTest.bytes(two), codec.name());
+            bounded.pageArrays().giveBack(two.array());
+        }
+    }
+
+    private static BytesInput compress(CompressionCodecFactory codecs, CompressionCodecName codec, byte[] page)
+            throws IOException
+    {
+        return BytesInput.copy(codecs.getCompressor(codec).compress(BytesInput.from(page)));
+    }
 }

@@ -1,5 +1,6 @@
 package dev.ferry.gds.spark;
 
+import dev.ferry.gds.GdsConfigKeys;
 import dev.ferry.gds.RowRendering;
 import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
@@ -56,7 +57,12 @@ class RoundTripTest
                 new Variant("zstd-dictionary-v2", "zstd", Map.of("parquet.writer.version", "PARQUET_2_0")),
                 new Variant("lz4raw-plain-v2", "lz4_raw", Map.of("parquet.writer.version", "PARQUET_2_0", "parquet.enable.dictionary", "false")),
                 new Variant("uncompressed-many-row-groups", "uncompressed", Map.of("parquet.block.size", "16384", "parquet.page.size", "2048",
-                        "parquet.page.row.count.limit", "100")));
+                        "parquet.page.row.count.limit", "100")),
+                // Many pages of varying size per chunk: decompressed pages reuse arrays given back by the decoder (PageArrays).
+                new Variant("snappy-many-pages-v1", "snappy", Map.of("parquet.block.size", "32768", "parquet.page.size", "1024",
+                        "parquet.page.row.count.limit", "37")),
+                new Variant("zstd-many-plain-pages-v2", "zstd", Map.of("parquet.writer.version", "PARQUET_2_0", "parquet.enable.dictionary", "false",
+                        "parquet.block.size", "32768", "parquet.page.size", "1024", "parquet.page.row.count.limit", "53")));
         for (Variant variant : variants) {
             String path = directory.resolve(variant.name()).toString();
             DataFrameWriter<Row> writer = data.write().option("compression", variant.codec());
@@ -124,7 +130,8 @@ class RoundTripTest
 
     private static void assertSameAsSpark(String path, String what)
     {
-        Dataset<Row> ours = spark.read().format("gds").load(path);
+        // Small batches, so batches end mid-page and a page's values are read across several batches.
+        Dataset<Row> ours = spark.read().format("gds").option(GdsConfigKeys.BATCH_ROWS.name(), "100").load(path);
         Dataset<Row> theirs = spark.read().parquet(path);
         assertEquals(theirs.schema(), ours.schema(), what);
         List<String> expected = RowRendering.sorted(theirs.collectAsList());
