@@ -954,8 +954,17 @@ final class FlatLeafReader
             setBit(address, index++);
         }
         if (end - index >= 8) {
+            // Word stores, not Unsafe.setMemory: for the few hundred bytes of a batch's bitmap its
+            // native call cost more than the stores (JFR: an eighth of a filtered scan's task time).
             int bytes = (end - index) >>> 3;
-            MemoryUtil.setMemory(address + (index >>> 3), bytes, (byte) 0xFF);
+            long at = address + (index >>> 3);
+            long stop = at + bytes;
+            for (; at + 8 <= stop; at += 8) {
+                MemoryUtil.putLong(at, -1L);
+            }
+            for (; at < stop; at++) {
+                MemoryUtil.putByte(at, (byte) -1);
+            }
             index += bytes << 3;
         }
         while (index < end) {
