@@ -35,7 +35,7 @@ import java.util.stream.Stream;
  * root; else {@code target/bench-data}). Not a test.
  *
  * <pre>
- * ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--query q1] [--conf k=v]...
+ * ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--warmups N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--query q1] [--conf k=v]...
  * </pre>
  * {@code --quick} is {@code --gb 0.1 --runs 2}.
  */
@@ -122,12 +122,20 @@ public final class ScanBenchmark
         if (!sortedStrings(ours).equals(sortedStrings(theirs))) {
             throw new IllegalStateException(query.name + ": gds and parquet disagree: " + sortedStrings(ours) + " vs " + sortedStrings(theirs));
         }
+        // More untimed runs where asked: the JVM is still compiling Spark's own code a few queries in, which both readers pay.
+        for (int warmup = 1; warmup < options.warmups; warmup++) {
+            time(spark, warmup % 2 == 0 ? gds : parquet, query, input);
+            time(spark, warmup % 2 == 0 ? parquet : gds, query, input);
+        }
         System.out.printf(Locale.ROOT, "%s: %s%n", query.name, pushedAggregates(spark, gds, query));
         long[] gdsNanos = new long[options.runs];
         long[] parquetNanos = new long[options.runs];
         // Summed task CPU time (Spark's executorCpuTime) of each run: less sensitive than wall time to other load on the machine.
         long[] gdsCpu = new long[options.runs];
         long[] parquetCpu = new long[options.runs];
+        // The whole JVM's CPU time during each run: task threads, JIT compiler, GC, gds's read threads.
+        long[] gdsProcess = new long[options.runs];
+        long[] parquetProcess = new long[options.runs];
         long gdsBytes = 0;
         long parquetBytes = 0;
         long[] readPaths = new long[3];
@@ -144,6 +152,8 @@ public final class ScanBenchmark
                 parquetNanos[run] = b.nanos;
                 gdsCpu[run] = a.cpuNanos;
                 parquetCpu[run] = b.cpuNanos;
+                gdsProcess[run] = a.processCpuNanos;
+                parquetProcess[run] = b.processCpuNanos;
                 gdsBytes = a.gdsBytes;
                 readPaths = a.readPaths;
                 lastDecodeMs = a.decodeMs;
@@ -160,6 +170,8 @@ public final class ScanBenchmark
                 parquetNanos[run] = b.nanos;
                 gdsCpu[run] = a.cpuNanos;
                 parquetCpu[run] = b.cpuNanos;
+                gdsProcess[run] = a.processCpuNanos;
+                parquetProcess[run] = b.processCpuNanos;
                 gdsBytes = a.gdsBytes;
                 readPaths = a.readPaths;
                 lastDecodeMs = a.decodeMs;
@@ -168,7 +180,7 @@ public final class ScanBenchmark
             }
         }
         return new Result(query.name, Medians.of(gdsNanos), Medians.of(parquetNanos), gdsBytes, parquetBytes, readPaths, lastDecodeMs, lastIoWaitMs, lastRowsFiltered,
-                Medians.of(gdsCpu), Medians.of(parquetCpu));
+                Medians.of(gdsCpu), Medians.of(parquetCpu), Medians.of(gdsProcess), Medians.of(parquetProcess));
     }
 
     // What the gds scan's description says Spark pushed into it (spark.ferry.gds.aggregatePushdown), so the figures say which path they measure.
@@ -191,9 +203,11 @@ public final class ScanBenchmark
             throw new IllegalStateException("Spark's listener bus did not drain", e);
         }
         input.takeCpuNanos();
+        long processStart = processCpuNanos();
         long start = System.nanoTime();
         List<Row> rows = frame.collectAsList();
         long nanos = System.nanoTime() - start;
+        long processNanos = processCpuNanos() - processStart;
         // Task-end events (Spark's input bytes) arrive on the listener bus, after the job.
         try {
             spark.sparkContext().listenerBus().waitUntilEmpty();
@@ -203,7 +217,7 @@ public final class ScanBenchmark
         }
         SparkPlan plan = frame.queryExecution().executedPlan();
         return new Timed(rows, nanos, scanBytes(plan), new long[] {metric(plan, "trueDirectBytes"), metric(plan, "compatModeBytes"), metric(plan, "posixBytes")},
-                metric(plan, "decodeMs"), metric(plan, "ioWaitMs"), metric(plan, "rowsFiltered"), input.takeCpuNanos());
+                metric(plan, "decodeMs"), metric(plan, "ioWaitMs"), metric(plan, "rowsFiltered"), input.takeCpuNanos(), processNanos);
     }
 
     // Bytes the gds scans read, on every route; for Spark's reader, the size of the files its scans read.
@@ -279,6 +293,11 @@ public final class ScanBenchmark
     }
 
     // Other work on the machine skews both readers' times; the figures are only comparable with it recorded.
+    private static long processCpuNanos()
+    {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
     private static String loadAverage()
     {
         try {
@@ -307,32 +326,38 @@ public final class ScanBenchmark
     private static void print(List<Result> results, Options options)
     {
         System.out.println();
-        System.out.printf(Locale.ROOT, "%-18s %10s %10s %8s %12s %12s %10s %10s %9s%n", "query", "gds s", "parquet s", "ratio", "gds GB", "parquet GB",
-                "gds cpu s", "pq cpu s", "cpu ratio");
+        System.out.printf(Locale.ROOT, "%-18s %10s %10s %8s %12s %12s %10s %10s %9s %11s %10s%n", "query", "gds s", "parquet s", "ratio", "gds GB", "parquet GB",
+                "gds cpu s", "pq cpu s", "cpu ratio", "gds proc s", "pq proc s");
         double gdsTotal = 0;
         double parquetTotal = 0;
         double gdsCpuTotal = 0;
         double parquetCpuTotal = 0;
+        double gdsProcessTotal = 0;
+        double parquetProcessTotal = 0;
         for (Result result : results) {
+            gdsProcessTotal += result.gdsProcessNanos / 1e9;
+            parquetProcessTotal += result.parquetProcessNanos / 1e9;
             gdsTotal += result.gdsNanos / 1e9;
             parquetTotal += result.parquetNanos / 1e9;
             gdsCpuTotal += result.gdsCpuNanos / 1e9;
             parquetCpuTotal += result.parquetCpuNanos / 1e9;
-            System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx %12.3f %12.3f %10.2f %10.2f %8.2fx%n", result.name, result.gdsNanos / 1e9, result.parquetNanos / 1e9,
-                    (double) result.parquetNanos / result.gdsNanos, result.gdsBytes / 1e9, result.parquetBytes / 1e9,
-                    result.gdsCpuNanos / 1e9, result.parquetCpuNanos / 1e9, (double) result.parquetCpuNanos / Math.max(1, result.gdsCpuNanos));
+            System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx %12.3f %12.3f %10.2f %10.2f %8.2fx %11.2f %10.2f%n", result.name, result.gdsNanos / 1e9,
+                    result.parquetNanos / 1e9, (double) result.parquetNanos / result.gdsNanos, result.gdsBytes / 1e9, result.parquetBytes / 1e9,
+                    result.gdsCpuNanos / 1e9, result.parquetCpuNanos / 1e9, (double) result.parquetCpuNanos / Math.max(1, result.gdsCpuNanos),
+                    result.gdsProcessNanos / 1e9, result.parquetProcessNanos / 1e9);
         }
-        System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx %12s %12s %10.2f %10.2f %8.2fx%n", "total", gdsTotal, parquetTotal, parquetTotal / gdsTotal, "", "",
-                gdsCpuTotal, parquetCpuTotal, parquetCpuTotal / gdsCpuTotal);
+        System.out.printf(Locale.ROOT, "%-18s %10.2f %10.2f %7.2fx %12s %12s %10.2f %10.2f %8.2fx %11.2f %10.2f%n", "total", gdsTotal, parquetTotal, parquetTotal / gdsTotal,
+                "", "", gdsCpuTotal, parquetCpuTotal, parquetCpuTotal / gdsCpuTotal, gdsProcessTotal, parquetProcessTotal);
         for (Result result : results) {
             if (result.readPaths[0] + result.readPaths[1] + result.readPaths[2] > 0) {
                 System.out.printf(Locale.ROOT, "gds read paths %s: trueDirect %.3f GB, compatMode %.3f GB, posix %.3f GB; %.2f GB/s%n", result.name,
                         result.readPaths[0] / 1e9, result.readPaths[1] / 1e9, result.readPaths[2] / 1e9, result.gdsBytes / (result.gdsNanos / 1e9) / 1e9);
             }
         }
-        System.out.printf(Locale.ROOT, "ratio = parquet time / gds time (median of %d runs after a warm-up; > 1 means gds is faster); target >= 1.5x on the host route%n",
-                options.runs);
+        System.out.printf(Locale.ROOT, "ratio = parquet time / gds time (median of %d runs after %d warm-up run(s) per reader; > 1 means gds is faster); target >= 1.5x on the host route%n",
+                options.runs, options.warmups);
         System.out.println("cpu = summed task CPU time (Spark's executorCpuTime, median run); cpu ratio = parquet / gds");
+        System.out.println("proc = the whole JVM's CPU time during the query (tasks, JIT compiler, GC, gds's read threads; median run)");
     }
 
     private static List<String> sortedStrings(List<Row> rows)
@@ -354,10 +379,11 @@ public final class ScanBenchmark
     private record Query(String name, String sql) {}
 
     // scanBytes: what the query's scans report reading (see scanBytes()).
-    private record Timed(List<Row> rows, long nanos, long gdsBytes, long[] readPaths, long decodeMs, long ioWaitMs, long rowsFiltered, long cpuNanos) {}
+    private record Timed(List<Row> rows, long nanos, long gdsBytes, long[] readPaths, long decodeMs, long ioWaitMs, long rowsFiltered, long cpuNanos,
+            long processCpuNanos) {}
 
     private record Result(String name, long gdsNanos, long parquetNanos, long gdsBytes, long parquetBytes, long[] readPaths, long decodeMs, long ioWaitMs,
-            long rowsFiltered, long gdsCpuNanos, long parquetCpuNanos) {}
+            long rowsFiltered, long gdsCpuNanos, long parquetCpuNanos, long gdsProcessNanos, long parquetProcessNanos) {}
 
     private static final class InputBytes
             extends SparkListener
@@ -391,6 +417,8 @@ public final class ScanBenchmark
     {
         double gigabytes = 1.0;
         String route = "host";
+        // Untimed runs of each query per reader before the timed ones; the first also checks both readers agree.
+        int warmups = 1;
 
         Options()
         {
@@ -420,13 +448,16 @@ public final class ScanBenchmark
                     case "--route":
                         options.route = BenchArguments.value(args, ++index, arg);
                         break;
+                    case "--warmups":
+                        options.warmups = Integer.parseInt(BenchArguments.value(args, ++index, arg));
+                        break;
                     default:
                         throw new IllegalArgumentException("Unknown argument " + arg
-                                + "; usage: ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--query q1] [--conf k=v]...");
+                                + "; usage: ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--warmups N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--query q1] [--conf k=v]...");
                 }
             }
-            if (options.runs < 1 || options.gigabytes <= 0) {
-                throw new IllegalArgumentException("--runs and --gb must be positive");
+            if (options.runs < 1 || options.warmups < 1 || options.gigabytes <= 0) {
+                throw new IllegalArgumentException("--runs, --warmups and --gb must be positive");
             }
             return options;
         }
