@@ -1,7 +1,7 @@
 package dev.ferry.gds.decode;
 
-import dev.ferry.gds.io.PageArrays;
 import dev.ferry.gds.io.CorruptParquetException;
+import dev.ferry.gds.io.PageArrays;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.types.pojo.Field;
