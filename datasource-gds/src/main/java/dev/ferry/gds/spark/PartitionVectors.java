@@ -4,6 +4,7 @@ import dev.ferry.gds.plan.SchemaInference;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.execution.arrow.ArrowWriter;
@@ -21,6 +22,9 @@ final class PartitionVectors
 {
     private final StructType fields;
     private final InternalRow values;
+    // The Arrow schema is the same for every batch of the file; converting it per batch showed in profiles.
+    private Schema arrowSchema;
+    private String arrowSchemaTimeZone;
 
     /** {@code requested} partition columns, their values picked from the file's {@code allValues} (ordered as {@code partitionSchema}). */
     PartitionVectors(StructType requested, StructType partitionSchema, InternalRow allValues, boolean caseSensitive)
@@ -37,7 +41,15 @@ final class PartitionVectors
 
     List<FieldVector> create(int rows, BufferAllocator allocator, String timeZone)
     {
-        VectorSchemaRoot root = VectorSchemaRoot.create(ArrowUtils.toArrowSchema(fields, timeZone, false, false), allocator);
+        if (fields.fields().length == 0) {
+            // Most scans read no partition column: nothing to build per batch.
+            return List.of();
+        }
+        if (arrowSchema == null || !timeZone.equals(arrowSchemaTimeZone)) {
+            arrowSchema = ArrowUtils.toArrowSchema(fields, timeZone, false, false);
+            arrowSchemaTimeZone = timeZone;
+        }
+        VectorSchemaRoot root = VectorSchemaRoot.create(arrowSchema, allocator);
         try {
             ArrowWriter writer = ArrowWriter$.MODULE$.create(root);
             for (int row = 0; row < rows; row++) {
