@@ -321,9 +321,7 @@ public final class ParquetSliceReader
             BlockMetaData next = blocks.get(index + 1);
             ahead = prefetcher.get().submit(() -> fetch(next));
         }
-        for (Map.Entry<DiskRange, DiskRange> range : fetched.ranges().entrySet()) {
-            prefetched.add(range.getValue(), fetched.buffers().get(range.getKey()));
-        }
+        fetched.buffers().forEach(prefetched::add);
         readPages(block);
     }
 
@@ -361,9 +359,9 @@ public final class ParquetSliceReader
             throws IOException
     {
         Set<ColumnPath> wanted = requestedPaths;
-        Map<Object, DiskRange> ranges = new HashMap<>();
+        List<DiskRange> ranges = new ArrayList<>();
         if (pageFilter != null) {
-            PageIndexes.ranges(block, wanted).ifPresent(range -> ranges.put(PageIndexes.class, range));
+            PageIndexes.ranges(block, wanted).ifPresent(ranges::add);
         }
         for (ColumnChunkMetaData chunk : block.getColumns()) {
             if (wanted.contains(chunk.getPath())) {
@@ -372,16 +370,16 @@ public final class ParquetSliceReader
                 if (start < 0 || size < 0 || size > Integer.MAX_VALUE) {
                     throw new CorruptParquetException(source.id(), "column " + chunk.getPath() + " claims " + size + " bytes at offset " + start);
                 }
-                ranges.put(chunk.getPath(), new DiskRange(start, (int) size));
+                ranges.add(new DiskRange(start, (int) size));
             }
         }
         // Keyed by the coalesced requests, not by chunk: parquet-mr asks for runs of adjacent chunks as
         // one range, and a run inside one request is then served as a view of its buffer, not copied together.
         Map<DiskRange, DiskRange> requests = new HashMap<>();
-        for (DiskRange request : source.plan(List.copyOf(ranges.values()))) {
+        for (DiskRange request : source.plan(ranges)) {
             requests.put(request, request);
         }
-        return new Fetched(requests, source.planRead(requests));
+        return new Fetched(source.planRead(requests));
     }
 
     private void readPages(BlockMetaData block)
@@ -537,5 +535,6 @@ public final class ParquetSliceReader
         reader.close();
     }
 
-    private record Fetched(Map<DiskRange, DiskRange> ranges, Map<DiskRange, ByteBuffer> buffers) {}
+    // The fetched buffers, keyed by the file range each holds.
+    private record Fetched(Map<DiskRange, ByteBuffer> buffers) {}
 }

@@ -184,7 +184,8 @@ final class GdsPartitionReader
         try {
             source = openSource(next);
             sliceReader = new ParquetSliceReader(next, source, settings, options, dataReadSchema, allocator, prefetcher, rowFilter);
-            partitionVectors = new PartitionVectors(requestedPartitions, partitionSchema, next.file().partitionValues(), settings.caseSensitive());
+            partitionVectors = new PartitionVectors(requestedPartitions, partitionSchema, next.file().partitionValues(), settings.caseSensitive(),
+                    settings.sessionTimeZone());
         }
         catch (IOException | RuntimeException e) {
             closeSlice();
@@ -223,7 +224,7 @@ final class GdsPartitionReader
 
     private ColumnarBatch assemble(DecodedBatch batch)
     {
-        List<FieldVector> partitions = partitionVectors.create(batch.rows(), allocator, settings.sessionTimeZone());
+        List<FieldVector> partitions = partitionVectors.create(batch.rows(), allocator);
         ColumnVector[] columns = new ColumnVector[readSchema.fields().length];
         int data = 0;
         int partition = 0;

@@ -20,16 +20,18 @@ import static java.util.Objects.requireNonNull;
 /** Partition column values of one file, repeated for every row of a batch, as Arrow vectors. */
 final class PartitionVectors
 {
-    private final StructType fields;
     private final InternalRow values;
-    // The Arrow schema is the same for every batch of the file; converting it per batch showed in profiles.
-    private Schema arrowSchema;
-    private String arrowSchemaTimeZone;
+    // Converted once per file, not per batch (it showed in profiles); null when no partition column is read.
+    private final Schema arrowSchema;
 
-    /** {@code requested} partition columns, their values picked from the file's {@code allValues} (ordered as {@code partitionSchema}). */
-    PartitionVectors(StructType requested, StructType partitionSchema, InternalRow allValues, boolean caseSensitive)
+    /**
+     * {@code requested} partition columns, their values picked from the file's {@code allValues}
+     * (ordered as {@code partitionSchema}); timestamps in Arrow carry {@code timeZone}.
+     */
+    PartitionVectors(StructType requested, StructType partitionSchema, InternalRow allValues, boolean caseSensitive, String timeZone)
     {
-        this.fields = requireNonNull(requested, "requested is null");
+        requireNonNull(requested, "requested is null");
+        this.arrowSchema = requested.fields().length == 0 ? null : ArrowUtils.toArrowSchema(requested, timeZone, false, false);
         Object[] picked = new Object[requested.fields().length];
         for (int index = 0; index < picked.length; index++) {
             StructField field = requested.fields()[index];
@@ -39,15 +41,11 @@ final class PartitionVectors
         this.values = new GenericInternalRow(picked);
     }
 
-    List<FieldVector> create(int rows, BufferAllocator allocator, String timeZone)
+    List<FieldVector> create(int rows, BufferAllocator allocator)
     {
-        if (fields.fields().length == 0) {
+        if (arrowSchema == null) {
             // Most scans read no partition column: nothing to build per batch.
             return List.of();
-        }
-        if (arrowSchema == null || !timeZone.equals(arrowSchemaTimeZone)) {
-            arrowSchema = ArrowUtils.toArrowSchema(fields, timeZone, false, false);
-            arrowSchemaTimeZone = timeZone;
         }
         VectorSchemaRoot root = VectorSchemaRoot.create(arrowSchema, allocator);
         try {

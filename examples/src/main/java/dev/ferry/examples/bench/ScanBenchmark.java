@@ -144,40 +144,31 @@ public final class ScanBenchmark
         long lastRowsFiltered = 0;
         for (int run = 0; run < options.runs; run++) {
             // Alternate the order so neither reader always runs on a cache the other just warmed.
+            Timed a;
+            Timed b;
             if (run % 2 == 0) {
-                Timed a = time(spark, gds, query, input);
+                a = time(spark, gds, query, input);
                 input.reset();
-                Timed b = time(spark, parquet, query, input);
-                gdsNanos[run] = a.nanos;
-                parquetNanos[run] = b.nanos;
-                gdsCpu[run] = a.cpuNanos;
-                parquetCpu[run] = b.cpuNanos;
-                gdsProcess[run] = a.processCpuNanos;
-                parquetProcess[run] = b.processCpuNanos;
-                gdsBytes = a.gdsBytes;
-                readPaths = a.readPaths;
-                lastDecodeMs = a.decodeMs;
-                lastIoWaitMs = a.ioWaitMs;
-                lastRowsFiltered = a.rowsFiltered;
+                b = time(spark, parquet, query, input);
                 parquetBytes = Math.max(input.bytes.get(), b.gdsBytes);
             }
             else {
                 input.reset();
-                Timed b = time(spark, parquet, query, input);
+                b = time(spark, parquet, query, input);
                 parquetBytes = Math.max(input.bytes.get(), b.gdsBytes);
-                Timed a = time(spark, gds, query, input);
-                gdsNanos[run] = a.nanos;
-                parquetNanos[run] = b.nanos;
-                gdsCpu[run] = a.cpuNanos;
-                parquetCpu[run] = b.cpuNanos;
-                gdsProcess[run] = a.processCpuNanos;
-                parquetProcess[run] = b.processCpuNanos;
-                gdsBytes = a.gdsBytes;
-                readPaths = a.readPaths;
-                lastDecodeMs = a.decodeMs;
-                lastIoWaitMs = a.ioWaitMs;
-                lastRowsFiltered = a.rowsFiltered;
+                a = time(spark, gds, query, input);
             }
+            gdsNanos[run] = a.nanos;
+            parquetNanos[run] = b.nanos;
+            gdsCpu[run] = a.cpuNanos;
+            parquetCpu[run] = b.cpuNanos;
+            gdsProcess[run] = a.processCpuNanos;
+            parquetProcess[run] = b.processCpuNanos;
+            gdsBytes = a.gdsBytes;
+            readPaths = a.readPaths;
+            lastDecodeMs = a.decodeMs;
+            lastIoWaitMs = a.ioWaitMs;
+            lastRowsFiltered = a.rowsFiltered;
         }
         return new Result(query.name, Medians.of(gdsNanos), Medians.of(parquetNanos), gdsBytes, parquetBytes, readPaths, lastDecodeMs, lastIoWaitMs, lastRowsFiltered,
                 Medians.of(gdsCpu), Medians.of(parquetCpu), Medians.of(gdsProcess), Medians.of(parquetProcess));
@@ -203,11 +194,11 @@ public final class ScanBenchmark
             throw new IllegalStateException("Spark's listener bus did not drain", e);
         }
         input.takeCpuNanos();
-        long processStart = processCpuNanos();
+        long processStart = ThreadCpuProbe.processCpuNanos();
         long start = System.nanoTime();
         List<Row> rows = frame.collectAsList();
         long nanos = System.nanoTime() - start;
-        long processNanos = processCpuNanos() - processStart;
+        long processNanos = ThreadCpuProbe.processCpuNanos() - processStart;
         // Task-end events (Spark's input bytes) arrive on the listener bus, after the job.
         try {
             spark.sparkContext().listenerBus().waitUntilEmpty();
@@ -293,11 +284,6 @@ public final class ScanBenchmark
     }
 
     // Other work on the machine skews both readers' times; the figures are only comparable with it recorded.
-    private static long processCpuNanos()
-    {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
-    }
-
     private static String loadAverage()
     {
         try {
