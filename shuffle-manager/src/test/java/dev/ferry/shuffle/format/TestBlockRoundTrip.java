@@ -62,7 +62,11 @@ class TestBlockRoundTrip
             for (int i = 0; i < rows.size(); i++) {
                 encoder.append(i % 7, rows.get(i));
             }
+            // The shuffle write time: batches serialized while appending, then the last ones at finish.
+            long serializedWhileAppending = encoder.serializeNanos();
+            assertTrue(serializedWhileAppending > 0, "the batches flushed while appending were timed");
             encoder.finish();
+            assertTrue(encoder.serializeNanos() > serializedWhileAppending, "finish's batches were timed too");
             assertEquals(0, allocator.getAllocatedMemory(), "finish released every open batch");
             assertEquals(rows.size(), encoder.records());
             ByteBuffer block = ByteBuffer.allocate((int) encoder.blockLength(3));

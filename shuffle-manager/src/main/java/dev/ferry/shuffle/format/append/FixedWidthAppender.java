@@ -81,12 +81,20 @@ final class FixedWidthAppender
                 MemoryUtil.putLong(data + (long) index * 8, Double.doubleToRawLongBits(row.getDouble(ordinal)));
                 break;
             case DECIMAL64: {
-                Decimal decimal = fittedDecimal(row, ordinal);
-                if (decimal == null) {
-                    setBit(validity, index, false);
-                    return;
+                long unscaled;
+                if (row instanceof UnsafeRow) {
+                    // UnsafeRowWriter stores a decimal of up to 18 digits as its unscaled long, already
+                    // at the column's precision and scale (null where it did not fit): no Decimal needed.
+                    unscaled = row.getLong(ordinal);
                 }
-                long unscaled = decimal.toUnscaledLong();
+                else {
+                    Decimal decimal = fittedDecimal(row, ordinal);
+                    if (decimal == null) {
+                        setBit(validity, index, false);
+                        return;
+                    }
+                    unscaled = decimal.toUnscaledLong();
+                }
                 // Arrow's decimal: 16 bytes little-endian two's complement; the high half is the sign extension.
                 MemoryUtil.putLong(data + (long) index * 16, unscaled);
                 MemoryUtil.putLong(data + (long) index * 16 + 8, unscaled >> 63);
