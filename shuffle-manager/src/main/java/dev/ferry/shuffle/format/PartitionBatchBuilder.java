@@ -91,7 +91,7 @@ final class PartitionBatchBuilder
         try (ArrowRecordBatch batch = new VectorUnloader(root, true, codec, true).getRecordBatch()) {
             MessageSerializer.serialize(new WriteChannel(Channels.newChannel(payload)), batch);
         }
-        payload.addBatch(rows);
+        payload.addBatch(rows, uncompressed);
         writer.reset();
         rows = 0;
         return uncompressed;

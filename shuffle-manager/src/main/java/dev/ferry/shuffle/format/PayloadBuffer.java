@@ -9,16 +9,18 @@ final class PayloadBuffer
 {
     private int batches;
     private long rows;
+    private long uncompressedBytes;
 
     PayloadBuffer(int initialSize)
     {
         super(initialSize);
     }
 
-    void addBatch(long batchRows)
+    void addBatch(long batchRows, long batchUncompressedBytes)
     {
         batches++;
         rows += batchRows;
+        uncompressedBytes += batchUncompressedBytes;
     }
 
     int batches()
@@ -29,6 +31,12 @@ final class PayloadBuffer
     long rows()
     {
         return rows;
+    }
+
+    /** The Arrow buffers' bytes of every batch before compression. */
+    long uncompressedBytes()
+    {
+        return uncompressedBytes;
     }
 
     /** The bytes written so far, without copying them. */

@@ -83,7 +83,7 @@ public final class FerryShuffleWriter<K, V>
                 serializer.metrics().spillSize().add(spilled);
             }
             // Ferry's reducers find the output through this location (with the TCP port in its topology info).
-            mapStatus = MapStatus.apply(runtime.location(), partitionLengths, mapId, 0L);
+            mapStatus = MapStatus.apply(runtime.location(), encoder.plannedSizes(), mapId, 0L);
         }
     }
 

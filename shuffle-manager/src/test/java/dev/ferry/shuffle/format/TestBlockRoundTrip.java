@@ -93,7 +93,36 @@ class TestBlockRoundTrip
         long zstd = encodedBytes(schema, rows, settings(CompressionKind.ZSTD, ChecksumAlgorithm.NONE, 1 << 20));
         assertTrue(lz4 * 3 < plain, "lz4 " + lz4 + " vs plain " + plain);
         assertTrue(zstd * 3 < plain, "zstd " + zstd + " vs plain " + plain);
+    }
 
+    /**
+     * The map status carries each block's Arrow size before compression (what AQE coalesces and
+     * splits by), never less than the stored block, and 0 exactly for the partitions without rows.
+     */
+    @Test
+    void plannedSizesAreUncompressedAndZeroOnlyForEmptyPartitions()
+            throws IOException
+    {
+        List<UnsafeRow> rows = TestingRows.random(TestingRows.ALL_TYPES, 3000, 8);
+        try (BufferAllocator allocator = new RootAllocator();
+                MapOutputEncoder encoder = new MapOutputEncoder(TestingRows.ALL_TYPES, 5, allocator, settings(CompressionKind.ZSTD, ChecksumAlgorithm.CRC32C, 1 << 20))) {
+            for (int i = 0; i < rows.size(); i++) {
+                // Partition 2 gets no rows.
+                encoder.append(i % 4 == 2 ? 4 : i % 4, rows.get(i));
+            }
+            encoder.finish();
+            long[] planned = encoder.plannedSizes();
+            long plannedTotal = 0;
+            for (int partition = 0; partition < 5; partition++) {
+                long stored = encoder.blockLength(partition);
+                assertEquals(stored == 0, planned[partition] == 0, "partition " + partition);
+                assertTrue(planned[partition] >= stored, "partition " + partition + ": " + planned[partition] + " < " + stored);
+                plannedTotal += planned[partition];
+            }
+            assertEquals(0, planned[2]);
+            assertEquals(encoder.uncompressedBytes(), plannedTotal, "the zstd blocks are smaller than their Arrow buffers");
+            assertTrue(plannedTotal > java.util.Arrays.stream(encoder.blockLengths()).sum(), "planned sizes are the uncompressed ones");
+        }
     }
 
     @ParameterizedTest
