@@ -28,6 +28,7 @@ import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.Platform;
 import org.apache.spark.unsafe.types.UTF8String;
+import scala.reflect.ClassTag;
 import scala.reflect.ClassTag$;
 
 /**
@@ -133,10 +134,11 @@ public final class MapEncoderBenchmark
             outputs[p] = new ByteArrayOutputStream(1 << 16);
             streams[p] = serializer.serializeStream(lz4.compressedOutputStream(outputs[p]));
         }
+        ClassTag<UnsafeRow> rowTag = ClassTag$.MODULE$.apply(UnsafeRow.class);
         UnsafeRow row = new UnsafeRow(FACT.size());
         for (int i = 0; i < rows.count(); i++) {
             rows.point(row, i);
-            streams[rows.partitions[i]].writeValue(row, ClassTag$.MODULE$.apply(UnsafeRow.class));
+            streams[rows.partitions[i]].writeValue(row, rowTag);
         }
         long bytes = 0;
         for (int p = 0; p < PARTITIONS; p++) {
