@@ -1,8 +1,10 @@
 package dev.ferry.gds.io;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -44,6 +46,23 @@ public abstract class AbstractParquetDataSource
     /** Fills {@code target} (all its remaining bytes) from the file starting at {@code position}; the range is within the file. */
     protected abstract void readInternal(long position, ByteBuffer target)
             throws IOException;
+
+    /**
+     * Fills {@code target} from {@code channel} starting at {@code position}: positional reads may
+     * return fewer bytes than asked, and a file that ends early is an error naming it and the offset.
+     */
+    protected final void readFully(FileChannel channel, long position, ByteBuffer target)
+            throws IOException
+    {
+        long next = position;
+        while (target.hasRemaining()) {
+            int read = channel.read(target, next);
+            if (read < 0) {
+                throw new EOFException("Unexpected end of " + id + " at offset " + next);
+            }
+            next += read;
+        }
+    }
 
     @Override
     public final String id()

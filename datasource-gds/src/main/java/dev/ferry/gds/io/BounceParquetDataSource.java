@@ -5,7 +5,6 @@ import dev.ferry.device.DeviceStream;
 import dev.ferry.device.cufile.ReadPath;
 import dev.ferry.device.memory.DeviceBuffer;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -129,7 +128,7 @@ public final class BounceParquetDataSource
                         ByteBuffer stage = staging.slot(index);
                         int length = (int) Math.min(stage.capacity(), request.length() - offset);
                         stage.limit(length);
-                        fill(request.position() + offset, stage);
+                        readFully(channel, request.position() + offset, stage);
                         long targetOffset = offset;
                         // The copy thread returns the slot only once the copy is done with it (see StagingRing.copyToDevice).
                         pending[index] = copier.submit(() -> staging.copyToDevice(stream, index, length, buffer, targetOffset));
@@ -186,19 +185,6 @@ public final class BounceParquetDataSource
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private void fill(long position, ByteBuffer target)
-            throws IOException
-    {
-        long next = position;
-        while (target.hasRemaining()) {
-            int read = channel.read(target, next);
-            if (read < 0) {
-                throw new EOFException("Unexpected end of " + id() + " at offset " + next);
-            }
-            next += read;
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.ferry.gds.io;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -50,14 +49,7 @@ public final class HostParquetDataSource
     protected void readInternal(long position, ByteBuffer target)
             throws IOException
     {
-        long next = position;
-        while (target.hasRemaining()) {
-            int read = channel.read(target, next);
-            if (read < 0) {
-                throw new EOFException("Unexpected end of " + id() + " at offset " + next);
-            }
-            next += read;
-        }
+        readFully(channel, position, target);
     }
 
     @Override
