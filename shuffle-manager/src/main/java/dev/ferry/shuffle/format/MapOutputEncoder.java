@@ -35,7 +35,6 @@ public final class MapOutputEncoder
     private final PayloadBuffer[] payloads;
     private final int batchRowLimit;
     private long rowsSinceMemoryCheck;
-    private long uncompressedBytes;
     private long serializeNanos;
     private long records;
     private long earlyFlushes;
@@ -85,7 +84,7 @@ public final class MapOutputEncoder
         // Timed per batch, not per row: a clock read costs about 40 ns on a VM, and two per row
         // were 0.8 s of CPU per 10 million rows.
         long start = System.nanoTime();
-        uncompressedBytes += builders[partition].flushTo(payload, codec);
+        builders[partition].flushTo(payload, codec);
         serializeNanos += System.nanoTime() - start;
     }
 
@@ -168,7 +167,11 @@ public final class MapOutputEncoder
     /** Uncompressed Arrow bytes of every batch serialized so far (the data size AQE plans with). */
     public long uncompressedBytes()
     {
-        return uncompressedBytes;
+        long bytes = 0;
+        for (PayloadBuffer payload : payloads) {
+            bytes += payload == null ? 0 : payload.uncompressedBytes();
+        }
+        return bytes;
     }
 
     /** Time spent serializing and compressing batches so far (the shuffle write time Spark reports). */

@@ -75,12 +75,12 @@ final class PartitionBatchBuilder
         return writer.sizeInBytes();
     }
 
-    /** Serializes the open batch onto {@code payload} and starts a new one; returns its uncompressed size. */
-    long flushTo(PayloadBuffer payload, CompressionCodec codec)
+    /** Serializes the open batch onto {@code payload} (which counts its rows and uncompressed size) and starts a new one. */
+    void flushTo(PayloadBuffer payload, CompressionCodec codec)
             throws IOException
     {
         if (rows == 0) {
-            return 0;
+            return;
         }
         writer.finish();
         root.setRowCount(rows);
@@ -94,7 +94,6 @@ final class PartitionBatchBuilder
         payload.addBatch(rows, uncompressed);
         writer.reset();
         rows = 0;
-        return uncompressed;
     }
 
     @Override

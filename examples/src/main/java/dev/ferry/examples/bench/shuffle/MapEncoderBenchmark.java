@@ -33,8 +33,8 @@ import scala.reflect.ClassTag$;
 
 /**
  * The map side's encoding alone, one thread, no Spark job: rows like the shuffle benchmark's fact
- * table, as UnsafeRows (what Spark's row operators hand an exchange), dealt over 200 reduce
- * partitions, encoded by Ferry's {@link MapOutputEncoder} with each codec and by what Spark's
+ * table, as UnsafeRows (what Spark's row operators hand an exchange), dealt over the reduce
+ * partitions (200 by default), encoded by Ferry's {@link MapOutputEncoder} with each codec and by what Spark's
  * bypass-merge-sort writer does per row (Spark's {@code UnsafeRowSerializer} into an LZ4 stream per
  * partition, kept in memory here instead of files). Prints each encoder's median time per row,
  * its bytes, and Spark's time over Ferry's. Not a test.
@@ -45,7 +45,8 @@ import scala.reflect.ClassTag$;
  * read and hid what the encoders themselves cost.)
  *
  * <p>Run: {@code java <Spark's --add-opens flags> -cp "examples/target/classes:$(cat target/ferry-classpath.txt)"
- * dev.ferry.examples.bench.shuffle.MapEncoderBenchmark [rows] [runs]}
+ * dev.ferry.examples.bench.shuffle.MapEncoderBenchmark [rows] [runs] [partitions] [maxBufferedBytes] [zstdLevel]}
+ * (defaults 1000000, 5, 200, 64 MiB as {@code spark.ferry.shuffle.write.maxBufferedBytes}, 1).
  */
 public final class MapEncoderBenchmark
 {
@@ -61,9 +62,10 @@ public final class MapEncoderBenchmark
             .add("day", DataTypes.DateType)
             .add("ts", DataTypes.TimestampType)
             .add("total", DataTypes.createDecimalType(22, 2));
-    private static final int PARTITIONS = 200;
-
     private MapEncoderBenchmark() {}
+
+    /** How Ferry's encoder is set up for a run. */
+    private record Setup(int partitions, long maxBufferedBytes, int zstdLevel) {}
 
     /** One way of encoding the rows; returns the bytes it produced. */
     private interface Encoder
@@ -77,13 +79,16 @@ public final class MapEncoderBenchmark
     {
         int rowCount = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        PackedRows rows = PackedRows.generate(rowCount);
+        Setup setup = new Setup(args.length > 2 ? Integer.parseInt(args[2]) : 200,
+                args.length > 3 ? Long.parseLong(args[3]) : 64L << 20,
+                args.length > 4 ? Integer.parseInt(args[4]) : 1);
+        PackedRows rows = PackedRows.generate(rowCount, setup.partitions());
         String[] names = {"spark lz4", "ferry zstd", "ferry lz4", "ferry none"};
         Encoder[] encoders = {
-                MapEncoderBenchmark::sparkRows,
-                packed -> ferry(packed, CompressionKind.ZSTD),
-                packed -> ferry(packed, CompressionKind.LZ4),
-                packed -> ferry(packed, CompressionKind.NONE)};
+                packed -> sparkRows(packed, setup.partitions()),
+                packed -> ferry(packed, CompressionKind.ZSTD, setup),
+                packed -> ferry(packed, CompressionKind.LZ4, setup),
+                packed -> ferry(packed, CompressionKind.NONE, setup)};
         long[][] nanos = new long[encoders.length][runs];
         long[] bytes = new long[encoders.length];
         for (Encoder encoder : encoders) {
@@ -99,20 +104,21 @@ public final class MapEncoderBenchmark
             }
         }
         double spark = Medians.of(nanos[0]);
-        System.out.printf(Locale.ROOT, "%,d rows over %d partitions, %d runs after a warm-up (medians)%n", rowCount, PARTITIONS, runs);
+        System.out.printf(Locale.ROOT, "%,d rows over %d partitions, %d runs after a warm-up (medians); maxBufferedBytes %,d, zstd level %d%n",
+                rowCount, setup.partitions(), runs, setup.maxBufferedBytes(), setup.zstdLevel());
         for (int i = 0; i < encoders.length; i++) {
             double median = Medians.of(nanos[i]);
             System.out.printf(Locale.ROOT, "%-10s %7.1f ns/row  %,13d bytes  spark/this %.2fx%n", names[i], median / rowCount, bytes[i], spark / median);
         }
     }
 
-    private static long ferry(PackedRows rows, CompressionKind codec)
+    private static long ferry(PackedRows rows, CompressionKind codec, Setup setup)
             throws IOException
     {
-        EncodingSettings settings = new EncodingSettings(codec, 1, 512, 4 << 20, 64L << 20, ChecksumAlgorithm.CRC32C);
+        EncodingSettings settings = new EncodingSettings(codec, setup.zstdLevel(), 512, 4 << 20, setup.maxBufferedBytes(), ChecksumAlgorithm.CRC32C);
         UnsafeRow row = new UnsafeRow(FACT.size());
         try (BufferAllocator allocator = new RootAllocator();
-                MapOutputEncoder encoder = new MapOutputEncoder(FACT, PARTITIONS, allocator, settings)) {
+                MapOutputEncoder encoder = new MapOutputEncoder(FACT, setup.partitions(), allocator, settings)) {
             for (int i = 0; i < rows.count(); i++) {
                 rows.point(row, i);
                 encoder.append(rows.partitions[i], row);
@@ -123,14 +129,14 @@ public final class MapEncoderBenchmark
     }
 
     /** Spark's per-row work in its bypass-merge-sort writer, minus the files. */
-    private static long sparkRows(PackedRows rows)
+    private static long sparkRows(PackedRows rows, int partitions)
             throws IOException
     {
         CompressionCodec lz4 = new LZ4CompressionCodec(new SparkConf(false));
         SerializerInstance serializer = new UnsafeRowSerializer(FACT.size(), null).newInstance();
-        ByteArrayOutputStream[] outputs = new ByteArrayOutputStream[PARTITIONS];
-        SerializationStream[] streams = new SerializationStream[PARTITIONS];
-        for (int p = 0; p < PARTITIONS; p++) {
+        ByteArrayOutputStream[] outputs = new ByteArrayOutputStream[partitions];
+        SerializationStream[] streams = new SerializationStream[partitions];
+        for (int p = 0; p < partitions; p++) {
             outputs[p] = new ByteArrayOutputStream(1 << 16);
             streams[p] = serializer.serializeStream(lz4.compressedOutputStream(outputs[p]));
         }
@@ -141,7 +147,7 @@ public final class MapEncoderBenchmark
             streams[rows.partitions[i]].writeValue(row, rowTag);
         }
         long bytes = 0;
-        for (int p = 0; p < PARTITIONS; p++) {
+        for (int p = 0; p < partitions; p++) {
             streams[p].close();
             bytes += outputs[p].size();
         }
@@ -160,7 +166,7 @@ public final class MapEncoderBenchmark
             row.pointTo(bytes, offsets[index], sizes[index]);
         }
 
-        static PackedRows generate(int count)
+        static PackedRows generate(int count, int partitionCount)
         {
             Random random = new Random(42);
             UnsafeProjection projection = UnsafeProjection.create(FACT);
@@ -187,7 +193,7 @@ public final class MapEncoderBenchmark
                 sizes[id] = row.getSizeInBytes();
                 row.writeToMemory(scratch, Platform.BYTE_ARRAY_OFFSET);
                 packed.write(scratch, 0, sizes[id]);
-                partitions[id] = Math.floorMod(Long.hashCode(key * 0x9E3779B97F4A7C15L), PARTITIONS);
+                partitions[id] = Math.floorMod(Long.hashCode(key * 0x9E3779B97F4A7C15L), partitionCount);
             }
             return new PackedRows(packed.toByteArray(), offsets, sizes, partitions);
         }
