@@ -88,9 +88,10 @@ public final class ColumnChunkDecoder
      * are decoded; null ranges read every row (ranges need {@link #canSkipRows}). The flat path gives
      * each data page's array back to {@code pageArrays} once it has moved past the page.
      */
-    public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, String file, Map<ColumnPath, Set<Encoding>> encodings,
+    public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, PageChecks checks, Map<ColumnPath, Set<Encoding>> encodings,
             long[] rangeFrom, long[] rangeTo, PageArrays pageArrays)
     {
+        String file = checks.file();
         readers.clear();
         flat = null;
         if (flatTarget.isPresent() && leaves.size() == 1) {
@@ -105,7 +106,7 @@ public final class ColumnChunkDecoder
                     flatReader = new FlatLeafReader(leaf.descriptor, flatTarget.get());
                 }
                 flat = flatReader;
-                flat.start(pageReader, rangeFrom, rangeTo, pageArrays);
+                flat.start(checks.wrap(leaf.descriptor, pageReader), rangeFrom, rangeTo, pageArrays);
                 return;
             }
         }
@@ -118,7 +119,7 @@ public final class ColumnChunkDecoder
             if (pageReader == null) {
                 throw new CorruptParquetException(file, "row group has no pages for column " + leaf.path);
             }
-            readers.add(new ColumnReaderImpl(leaf.descriptor, pageReader, NO_PUSH, writerVersion));
+            readers.add(new ColumnReaderImpl(leaf.descriptor, checks.wrap(leaf.descriptor, pageReader), NO_PUSH, writerVersion));
         }
     }
 
@@ -158,6 +159,25 @@ public final class ColumnChunkDecoder
         catch (RuntimeException e) {
             vector.close();
             throw e;
+        }
+    }
+
+    /**
+     * At the end of a row group: refuses a column whose parquet-mr readers still hold entries (rows past
+     * the row group's row count). The flat path reads exactly one value per row, checked in the footer.
+     */
+    @SuppressWarnings("deprecation") // getTotalValueCount: the chunk's count, which is what is compared
+    public void checkExhausted(String file, long rowGroupOffset)
+    {
+        if (flat != null) {
+            return;
+        }
+        for (int index = 0; index < readers.size(); index++) {
+            long left = readers.get(index).getTotalValueCount() - consumed[index][0];
+            if (left > 0) {
+                throw new CorruptParquetException(file, "column " + leaves.get(index).path + " of the row group at offset " + rowGroupOffset + " has " + left
+                        + " entries past the row group's last row");
+            }
         }
     }
 

@@ -1094,7 +1094,8 @@ final class FlatLeafReader
             pageFirstRow = page.getFirstRowIndex().get();
         }
         valueCursor = 0;
-        if (definitions.length < pageValues) {
+        // Only optional columns have levels; the page's count was checked against its level runs (CheckedPageReader).
+        if (optional && definitions.length < pageValues) {
             definitions = new int[pageValues];
         }
         try {

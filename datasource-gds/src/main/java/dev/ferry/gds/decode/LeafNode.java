@@ -17,6 +17,8 @@ final class LeafNode
     final ValueWriter writer;
     // Ancestors whose validity and offsets this leaf writes: those for which it is the first leaf, outermost first.
     final List<ReadNode> ownedAncestors = new ArrayList<>();
+    private LevelsValidator levels;
+    private SiblingShapeCheck siblings;
 
     LeafNode(String path, int slotRepetition, int slotDefinition, ColumnDescriptor descriptor, ValueWriter writer)
     {
@@ -25,11 +27,19 @@ final class LeafNode
         this.writer = requireNonNull(writer, "writer is null");
     }
 
+    /** Called once the shape is built: {@code ancestors} are all of this leaf's, outermost first. */
+    void setAncestors(List<ReadNode> ancestors)
+    {
+        levels = new LevelsValidator(path, descriptor.getMaxRepetitionLevel(), descriptor.getMaxDefinitionLevel(), ancestors);
+        siblings = new SiblingShapeCheck(path, ancestors, ownedAncestors);
+    }
+
     @Override
     void bind(FieldVector target)
     {
         super.bind(target);
         writer.bind(target);
+        siblings.reset();
     }
 
     @Override
@@ -49,6 +59,7 @@ final class LeafNode
         int maxDefinition = descriptor.getMaxDefinitionLevel();
         int ancestors = ownedAncestors.size();
         int rowsRead = 0;
+        boolean checkSiblings = !siblings.isEmpty();
         while (consumed[0] < total) {
             int repetitionLevel = reader.getCurrentRepetitionLevel();
             if (consumed[0] == 0 && repetitionLevel != 0) {
@@ -62,6 +73,10 @@ final class LeafNode
                 rowsRead++;
             }
             int definitionLevel = reader.getCurrentDefinitionLevel();
+            levels.check(repetitionLevel, definitionLevel);
+            if (checkSiblings) {
+                siblings.visit(repetitionLevel, definitionLevel);
+            }
             for (int index = 0; index < ancestors; index++) {
                 ownedAncestors.get(index).visit(repetitionLevel, definitionLevel);
             }
@@ -73,6 +88,9 @@ final class LeafNode
             }
             reader.consume();
             consumed[0]++;
+        }
+        if (checkSiblings) {
+            siblings.finish();
         }
         return rowsRead;
     }

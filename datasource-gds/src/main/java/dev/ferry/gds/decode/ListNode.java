@@ -49,6 +49,24 @@ final class ListNode
         }
     }
 
+    /** Whether entry {@code slot} of this batch is non-null, as its owning leaf wrote it. */
+    boolean validAt(int slot)
+    {
+        return validity.get(slot) != 0;
+    }
+
+    /** The element at which entry {@code slot} of this batch starts. */
+    int startAt(int slot)
+    {
+        return starts.get(slot);
+    }
+
+    /** Elements of this batch so far. */
+    int elementCount()
+    {
+        return elements;
+    }
+
     @Override
     void finish()
     {

@@ -49,7 +49,7 @@ public final class ShapeBuilder
             }
             Built built = walk(parquet.get(), parquet.get().getRepetition(), field.dataType(), field.name(), new String[0], new Levels(0, 0, 0));
             List<LeafNode> leaves = new ArrayList<>();
-            assignOwners(built.node(), new ArrayList<>(), leaves);
+            assignOwners(built.node(), new ArrayList<>(), new ArrayList<>(), leaves);
             Optional<FlatTarget> flat = built.node() instanceof LeafNode
                     ? FlatTargets.choose(((LeafNode) built.node()).descriptor.getPrimitiveType(), field.dataType(), rules)
                     : Optional.empty();
@@ -209,12 +209,14 @@ public final class ShapeBuilder
         return matches.stream().findFirst();
     }
 
-    private static void assignOwners(ReadNode node, List<ReadNode> unowned, List<LeafNode> leaves)
+    // The first leaf under a node writes its shape; every leaf learns all its ancestors, to check its levels and its siblings.
+    private static void assignOwners(ReadNode node, List<ReadNode> unowned, List<ReadNode> ancestors, List<LeafNode> leaves)
     {
         if (node instanceof LeafNode) {
             LeafNode leaf = (LeafNode) node;
             leaf.ownedAncestors.addAll(unowned);
             unowned.clear();
+            leaf.setAncestors(List.copyOf(ancestors));
             leaves.add(leaf);
             return;
         }
@@ -222,17 +224,19 @@ public final class ShapeBuilder
             return;
         }
         unowned.add(node);
+        ancestors.add(node);
         if (node instanceof StructNode) {
             for (ReadNode child : ((StructNode) node).children) {
                 if (child instanceof MissingNode) {
                     ((MissingNode) child).setParent(node);
                 }
-                assignOwners(child, unowned, leaves);
+                assignOwners(child, unowned, ancestors, leaves);
             }
         }
         else if (node instanceof ListNode) {
-            assignOwners(((ListNode) node).element, unowned, leaves);
+            assignOwners(((ListNode) node).element, unowned, ancestors, leaves);
         }
+        ancestors.remove(ancestors.size() - 1);
     }
 
     private static String[] append(String[] path, String name)

@@ -38,6 +38,12 @@ final class StructNode
         }
     }
 
+    /** Whether entry {@code slot} of this batch is non-null, as its owning leaf wrote it. */
+    boolean validAt(int slot)
+    {
+        return validity.get(slot) != 0;
+    }
+
     @Override
     void finish()
     {

@@ -1,5 +1,6 @@
 package dev.ferry.gds.io;
 
+import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
 import org.apache.parquet.bytes.BytesInput;
@@ -32,6 +33,9 @@ public final class BoundedCodecFactory
 {
     // Idle zstd contexts, kept for the next page; past the bound a returned context is closed.
     private static final ArrayBlockingQueue<ZstdDecompressCtx> ZSTD_CONTEXTS = new ArrayBlockingQueue<>(64);
+
+    // zstd's ZSTD_CONTENTSIZE_ERROR; ZSTD_CONTENTSIZE_UNKNOWN is -1.
+    private static final long ZSTD_CONTENT_SIZE_ERROR = -2;
 
     private final CompressionCodecFactory delegate;
     private final long maxPageBytes;
@@ -77,9 +81,10 @@ public final class BoundedCodecFactory
                 check(codec, uncompressedSize);
                 // Empty pages (a v2 page with no values) keep parquet-mr's handling.
                 if ((codec == CompressionCodecName.SNAPPY || codec == CompressionCodecName.ZSTD) && bytes.size() > 0) {
-                    return BytesInput.from(oneShot(codec, bytes, uncompressedSize), 0, uncompressedSize);
+                    // Exactly the page: the pooled array is rounded up and may hold an earlier page past uncompressedSize.
+                    return BytesInput.from(ByteBuffer.wrap(oneShot(codec, bytes, uncompressedSize), 0, uncompressedSize).slice());
                 }
-                return decompressor.decompress(bytes, uncompressedSize);
+                return exactly(codec, decompressor.decompress(bytes, uncompressedSize), uncompressedSize);
             }
 
             @Override
@@ -122,22 +127,64 @@ public final class BoundedCodecFactory
             input.duplicate().get(array);
             offset = 0;
         }
-        byte[] output = pageArrays.take(uncompressedSize);
-        long produced;
+        // The codec's own length must agree with the page header's before the output array is taken:
+        // a header claiming half a gigabyte over a few kilobytes of page would otherwise allocate it.
         if (codec == CompressionCodecName.SNAPPY) {
-            // The block's own length header must agree with the page header's, so the output array is exactly what snappy writes.
-            if (Snappy.uncompressedLength(array, offset, length) != uncompressedSize) {
-                throw new IOException("A SNAPPY page does not decompress to the " + uncompressedSize + " bytes its header claims");
+            int claimed = Snappy.uncompressedLength(array, offset, length);
+            if (claimed != uncompressedSize) {
+                throw new IOException("A SNAPPY page of " + length + " bytes decompresses to " + claimed + " bytes by its own header; the page header claims "
+                        + uncompressedSize);
             }
-            produced = Snappy.uncompress(array, offset, length, output, 0);
         }
         else {
-            produced = zstd(output, uncompressedSize, array, offset, length);
+            checkZstdFrame(array, offset, length, uncompressedSize);
         }
+        byte[] output = pageArrays.take(uncompressedSize);
+        long produced = codec == CompressionCodecName.SNAPPY
+                ? Snappy.uncompress(array, offset, length, output, 0)
+                : zstd(output, uncompressedSize, array, offset, length);
         if (produced != uncompressedSize) {
             throw new IOException("A " + codec + " page decompressed to " + produced + " bytes; its header claims " + uncompressedSize);
         }
         return output;
+    }
+
+    // A frame that records its content size (zstd's one-shot writers do) must record the page's; streaming
+    // writers leave it out, and such a page is bounded by what its blocks' headers say they regenerate.
+    private static void checkZstdFrame(byte[] array, int offset, int length, int uncompressedSize)
+            throws IOException
+    {
+        long contentSize;
+        try {
+            contentSize = Zstd.getFrameContentSize(array, offset, length);
+        }
+        catch (ZstdException e) {
+            throw new IOException("A ZSTD page of " + length + " bytes does not start with a zstd frame: " + e.getMessage(), e);
+        }
+        if (contentSize == ZSTD_CONTENT_SIZE_ERROR) {
+            throw new IOException("A ZSTD page of " + length + " bytes does not start with a zstd frame");
+        }
+        if (contentSize >= 0 && contentSize != uncompressedSize) {
+            throw new IOException("A ZSTD page of " + length + " bytes holds a frame of " + contentSize + " bytes; the page header claims " + uncompressedSize);
+        }
+        long bound = ZstdFrames.maxDecompressedSize(array, offset, length);
+        if (bound >= 0 && bound < uncompressedSize) {
+            throw new IOException("A ZSTD page of " + length + " bytes decompresses to at most " + bound + " bytes by its blocks' headers; the page header claims "
+                    + uncompressedSize);
+        }
+    }
+
+    // Pages of the other codecs (and uncompressed pages) as a buffer of exactly the page's bytes: a view of a
+    // fetched range would otherwise show the bytes after the page to a decoder that reads to its capacity.
+    @SuppressWarnings("deprecation")
+    private static BytesInput exactly(CompressionCodecName codec, BytesInput page, int uncompressedSize)
+            throws IOException
+    {
+        ByteBuffer buffer = page.toByteBuffer();
+        if (buffer.remaining() != uncompressedSize) {
+            throw new IOException("A " + codec + " page decompressed to " + buffer.remaining() + " bytes; its header claims " + uncompressedSize);
+        }
+        return BytesInput.from(buffer.slice());
     }
 
     private static long zstd(byte[] output, int uncompressedSize, byte[] array, int offset, int length)

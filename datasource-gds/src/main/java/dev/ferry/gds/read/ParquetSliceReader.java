@@ -5,6 +5,7 @@ import dev.ferry.common.FerryException;
 import dev.ferry.gds.decode.ColumnChunkDecoder;
 import dev.ferry.gds.decode.DatetimeRules;
 import dev.ferry.gds.decode.FileShape;
+import dev.ferry.gds.decode.PageChecks;
 import dev.ferry.gds.decode.ShapeBuilder;
 import dev.ferry.gds.decode.UnsupportedParquetException;
 import dev.ferry.gds.io.AbstractParquetDataSource;
@@ -180,6 +181,12 @@ public final class ParquetSliceReader
                 else {
                     for (ColumnChunkDecoder column : shape.columns()) {
                         vectors.add(decode(column, rows));
+                    }
+                }
+                if (rows == rowsLeft) {
+                    // The row group's last batch: a nested leaf with entries left holds more rows than the row group says.
+                    for (ColumnChunkDecoder column : shape.columns()) {
+                        column.checkExhausted(source.id(), blocks.get(nextBlock - 1).getStartingPos());
                     }
                 }
             }
@@ -386,9 +393,12 @@ public final class ParquetSliceReader
             throws IOException
     {
         Map<ColumnPath, Set<Encoding>> encodings = new HashMap<>();
+        Map<ColumnPath, Long> chunkOffsets = new HashMap<>();
         for (ColumnChunkMetaData chunk : block.getColumns()) {
             encodings.put(chunk.getPath(), chunk.getEncodings());
+            chunkOffsets.put(chunk.getPath(), chunk.getStartingPos());
         }
+        PageChecks checks = new PageChecks(source.id(), chunkOffsets, settings.maxPageBytes());
         RowRanges ranges = pageFilter == null ? null : rowRanges(block, encodings);
         PageReadStore pages;
         try {
@@ -427,7 +437,7 @@ public final class ParquetSliceReader
         }
         for (ColumnChunkDecoder column : shape.columns()) {
             try {
-                column.start(pages, writerVersion, source.id(), encodings, from, to, pageArrays);
+                column.start(pages, writerVersion, checks, encodings, from, to, pageArrays);
             }
             catch (FerryException e) {
                 throw e;

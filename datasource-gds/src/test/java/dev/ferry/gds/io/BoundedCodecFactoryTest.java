@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -74,7 +75,8 @@ class BoundedCodecFactoryTest
             assertTrue(shorter.getMessage().contains("ZSTD"), shorter.getMessage());
             IOException longer = assertThrows(IOException.class,
                     () -> bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(BytesInput.from(frame), page.length + 1));
-            assertTrue(longer.getMessage().contains("decompressed to " + page.length), longer.getMessage());
+            // The frame records its content size, so the claim is refused before an array is taken.
+            assertTrue(longer.getMessage().contains("holds a frame of " + page.length + " bytes"), longer.getMessage());
             assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(BytesInput.from(corrupt), page.length));
         }
     }
@@ -96,8 +98,68 @@ class BoundedCodecFactoryTest
             // The same array, and the page is exactly the new bytes: the longer old page's tail is past its limit.
             org.junit.jupiter.api.Assertions.assertSame(one.array(), two.array(), codec.name());
             assertArrayEquals(second, AbstractParquetDataSourceTest.bytes(two), codec.name());
+            // ...and no decoder can see it: the buffer ends where the page does (parquet-mr's dictionaries slice to capacity).
+            assertEquals(second.length, two.capacity(), codec.name());
             bounded.pageArrays().giveBack(two.array());
         }
+    }
+
+    @Test
+    void aClaimTheCodecsOwnHeaderContradictsIsRefusedBeforeAnArrayIsTaken()
+            throws IOException
+    {
+        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 512L << 20);
+        byte[] page = "a small page ".repeat(1000).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] oneShotZstd = com.github.luben.zstd.Zstd.compress(page, 3);
+        // SNAPPY's length header, a zstd frame's content size, a streamed zstd frame's (parquet-mr's) block headers.
+        for (CompressionCodecName codec : new CompressionCodecName[] {CompressionCodecName.SNAPPY, CompressionCodecName.ZSTD, CompressionCodecName.ZSTD}) {
+            BytesInput compressed = codec == CompressionCodecName.ZSTD && oneShotZstd != null ? BytesInput.from(oneShotZstd) : compress(codecs, codec, page);
+            if (codec == CompressionCodecName.ZSTD) {
+                oneShotZstd = null;
+            }
+            long allocated = bounded.pageArrays().allocated();
+            IOException refused = assertThrows(IOException.class, () -> bounded.getDecompressor(codec).decompress(compressed, 500_000_000));
+            assertTrue(refused.getMessage().contains("500000000"), refused.getMessage());
+            assertEquals(allocated, bounded.pageArrays().allocated(), codec + ": no page array was taken for the claim");
+        }
+    }
+
+    @Test
+    @SuppressWarnings("deprecation") // BytesInput.toByteArray: a test-sized copy
+    void aZstdFrameWithoutItsContentSizeIsBoundedByTheClaimAlone()
+            throws IOException
+    {
+        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 1 << 20);
+        byte[] page = "streamed zstd ".repeat(300).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        try (com.github.luben.zstd.ZstdOutputStream stream = new com.github.luben.zstd.ZstdOutputStream(out)) {
+            stream.write(page);
+        }
+        BytesInput frame = BytesInput.from(out.toByteArray());
+        assertArrayEquals(page, bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(frame, page.length).toByteArray());
+        IOException longer = assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(frame, page.length + 1));
+        assertTrue(longer.getMessage().contains("decompressed to " + page.length), longer.getMessage());
+    }
+
+    @Test
+    @SuppressWarnings("deprecation") // BytesInput.toByteBuffer: the page's buffer
+    void pagesOfTheOtherCodecsHaveExactlyTheirCapacity()
+            throws IOException
+    {
+        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 1 << 20);
+        byte[] fetched = "page one|page two".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        // An uncompressed page served as a view of a larger fetched range.
+        java.nio.ByteBuffer view = java.nio.ByteBuffer.wrap(fetched, 0, 8);
+        java.nio.ByteBuffer page = bounded.getDecompressor(CompressionCodecName.UNCOMPRESSED).decompress(BytesInput.from(view), 8).toByteBuffer();
+        assertEquals(8, page.capacity());
+        byte[] gzip = "gzip page ".repeat(50).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.nio.ByteBuffer unzipped = bounded.getDecompressor(CompressionCodecName.GZIP).decompress(compress(codecs, CompressionCodecName.GZIP, gzip), gzip.length)
+                .toByteBuffer();
+        assertEquals(gzip.length, unzipped.capacity());
+        assertArrayEquals(gzip, AbstractParquetDataSourceTest.bytes(unzipped));
     }
 
     private static BytesInput compress(CompressionCodecFactory codecs, CompressionCodecName codec, byte[] page)

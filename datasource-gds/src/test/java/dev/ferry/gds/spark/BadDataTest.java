@@ -1,5 +1,6 @@
 package dev.ferry.gds.spark;
 
+import dev.ferry.gds.ParquetSurgery;
 import dev.ferry.gds.RowRendering;
 import dev.ferry.gds.TestingFiles;
 import org.junit.jupiter.api.Test;
@@ -116,24 +117,14 @@ class BadDataTest
             throws Exception
     {
         Path good = Path.of(BadDataTest.class.getResource("/corpus/pyarrow/codec_none.parquet").toURI());
-        byte[] bytes = Files.readAllBytes(good);
-        long dictionaryOffset;
-        try (org.apache.parquet.hadoop.ParquetFileReader reader = org.apache.parquet.hadoop.ParquetFileReader.open(
-                org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(good.toUri()), new org.apache.hadoop.conf.Configuration()))) {
-            dictionaryOffset = reader.getFooter().getBlocks().get(0).getColumns().stream()
-                    .filter(column -> column.getPath().toDotString().equals("s")).findFirst().orElseThrow().getDictionaryPageOffset();
-        }
-        java.io.ByteArrayInputStream stream = new java.io.ByteArrayInputStream(bytes, (int) dictionaryOffset, bytes.length - (int) dictionaryOffset);
-        org.apache.parquet.format.PageHeader header = org.apache.parquet.format.Util.readPageHeader(stream);
-        assertEquals(org.apache.parquet.format.PageType.DICTIONARY_PAGE, header.getType());
-        int firstEntry = bytes.length - stream.available();
+        ParquetSurgery surgery = ParquetSurgery.open(good);
+        ParquetSurgery.Chunk chunk = surgery.chunk(0, "s");
+        ParquetSurgery.Page dictionary = chunk.dictionaryPage();
+        byte[] bytes = dictionary.uncompressed(chunk.codec());
         // The first entry's 4-byte little-endian length, now far past the page's end.
-        bytes[firstEntry] = 0;
-        bytes[firstEntry + 1] = 0;
-        bytes[firstEntry + 2] = 0;
-        bytes[firstEntry + 3] = 0x10;
-        Path corrupt = directory.resolve("dictionary-overrun.parquet");
-        Files.write(corrupt, bytes);
+        java.nio.ByteBuffer.wrap(bytes, 0, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(0x10000000);
+        dictionary.setUncompressed(chunk.codec(), bytes);
+        Path corrupt = surgery.write(directory.resolve("dictionary-overrun.parquet"));
         String message;
         try {
             spark.read().format("gds").load(corrupt.toString()).selectExpr("count(s)").collectAsList();
