@@ -318,6 +318,19 @@ public final class ParquetSurgery
         throw new IllegalStateException("sentinel not found in the serialized header");
     }
 
+    /** {@code file} with the levels of {@code column}'s first data page (row group 0) changed by {@code edit}, written to {@code target}. */
+    public static Path withLevels(Path file, String column, Consumer<Levels> edit, Path target)
+            throws IOException
+    {
+        ParquetSurgery surgery = open(file);
+        Chunk chunk = surgery.chunk(0, column);
+        Page page = chunk.dataPages().get(0);
+        Levels levels = surgery.levels(chunk, page);
+        edit.accept(levels);
+        surgery.setLevels(chunk, page, levels);
+        return surgery.write(target);
+    }
+
     /** An UNCOMPRESSED data page's levels (both page versions) and its values section. */
     public Levels levels(Chunk chunk, Page page)
             throws IOException

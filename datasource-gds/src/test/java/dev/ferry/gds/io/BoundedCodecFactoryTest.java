@@ -21,7 +21,7 @@ class BoundedCodecFactoryTest
     void pagesWithinTheLimitDecompressAndLargerClaimsAreRefused()
             throws IOException
     {
-        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        CompressionCodecFactory codecs = parquetMrCodecs();
         byte[] page = "twelve bytes".repeat(10).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         BytesInput compressed = BytesInput.copy(codecs.getCompressor(CompressionCodecName.SNAPPY).compress(BytesInput.from(page)));
         BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, page.length);
@@ -36,7 +36,7 @@ class BoundedCodecFactoryTest
     void brotliPagesDecompressAndWrongSizesAreRefused()
             throws IOException
     {
-        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        CompressionCodecFactory codecs = parquetMrCodecs();
         byte[] page = "brotli page bytes ".repeat(50).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         com.aayushatharva.brotli4j.Brotli4jLoader.ensureAvailability();
         BytesInput compressed = BytesInput.from(com.aayushatharva.brotli4j.encoder.Encoder.compress(page));
@@ -54,7 +54,7 @@ class BoundedCodecFactoryTest
     void zstdPagesDecompressWithPooledContextsAndBadPagesAreRefused()
             throws IOException
     {
-        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        CompressionCodecFactory codecs = parquetMrCodecs();
         BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 1 << 20);
         byte[] page = "zstd page bytes ".repeat(200).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         byte[] frame = com.github.luben.zstd.Zstd.compress(page, 3);
@@ -86,7 +86,7 @@ class BoundedCodecFactoryTest
     void pagesGivenBackAreDecompressedIntoTheSameArray()
             throws IOException
     {
-        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        CompressionCodecFactory codecs = parquetMrCodecs();
         BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 1 << 20);
         for (CompressionCodecName codec : new CompressionCodecName[] {CompressionCodecName.SNAPPY, CompressionCodecName.ZSTD}) {
             byte[] first = "first page ".repeat(300).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -108,7 +108,7 @@ class BoundedCodecFactoryTest
     void aClaimTheCodecsOwnHeaderContradictsIsRefusedBeforeAnArrayIsTaken()
             throws IOException
     {
-        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        CompressionCodecFactory codecs = parquetMrCodecs();
         BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 512L << 20);
         byte[] page = "a small page ".repeat(1000).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         byte[] oneShotZstd = com.github.luben.zstd.Zstd.compress(page, 3);
@@ -127,10 +127,10 @@ class BoundedCodecFactoryTest
 
     @Test
     @SuppressWarnings("deprecation") // BytesInput.toByteArray: a test-sized copy
-    void aZstdFrameWithoutItsContentSizeIsBoundedByTheClaimAlone()
+    void aZstdFrameWithoutItsContentSizeIsBoundedByItsBlockHeaders()
             throws IOException
     {
-        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        CompressionCodecFactory codecs = parquetMrCodecs();
         BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 1 << 20);
         byte[] page = "streamed zstd ".repeat(300).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
@@ -141,6 +141,11 @@ class BoundedCodecFactoryTest
         assertArrayEquals(page, bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(frame, page.length).toByteArray());
         IOException longer = assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(frame, page.length + 1));
         assertTrue(longer.getMessage().contains("decompressed to " + page.length), longer.getMessage());
+        // One compressed block regenerates at most 128 KiB: a claim past that is refused before an array is taken.
+        long allocated = bounded.pageArrays().allocated();
+        IOException past = assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.ZSTD).decompress(frame, 1 << 19));
+        assertTrue(past.getMessage().contains("decompresses to at most 131072 bytes by its blocks' headers"), past.getMessage());
+        assertEquals(allocated, bounded.pageArrays().allocated());
     }
 
     @Test
@@ -148,7 +153,7 @@ class BoundedCodecFactoryTest
     void pagesOfTheOtherCodecsHaveExactlyTheirCapacity()
             throws IOException
     {
-        CompressionCodecFactory codecs = HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
+        CompressionCodecFactory codecs = parquetMrCodecs();
         BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 1 << 20);
         byte[] fetched = "page one|page two".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         // An uncompressed page served as a view of a larger fetched range.
@@ -160,6 +165,11 @@ class BoundedCodecFactoryTest
                 .toByteBuffer();
         assertEquals(gzip.length, unzipped.capacity());
         assertArrayEquals(gzip, AbstractParquetDataSourceTest.bytes(unzipped));
+    }
+
+    private static CompressionCodecFactory parquetMrCodecs()
+    {
+        return HadoopReadOptions.builder(new Configuration()).build().getCodecFactory();
     }
 
     private static BytesInput compress(CompressionCodecFactory codecs, CompressionCodecName codec, byte[] page)

@@ -2,7 +2,6 @@ package dev.ferry.gds.spark;
 
 import dev.ferry.gds.ParquetSurgery;
 import dev.ferry.gds.ParquetSurgery.Chunk;
-import dev.ferry.gds.ParquetSurgery.Levels;
 import dev.ferry.gds.ParquetSurgery.Page;
 import org.apache.parquet.format.ColumnMetaData;
 import org.apache.parquet.format.CompressionCodec;
@@ -211,15 +210,11 @@ class CraftedFilesTest
             throws IOException
     {
         Path good = write(spark.range(30).selectExpr("if(id = 29, null, map(id, id, id + 100, if(id % 2 = 0, null, id))) as m"), "none", "v1");
-        ParquetSurgery surgery = ParquetSurgery.open(good);
-        Chunk values = surgery.chunk(0, "m.key_value.value");
-        Page page = values.dataPages().get(0);
-        Levels levels = surgery.levels(values, page);
-        // The second entry of row 0 (repetition 1, a null value: definition 2) now says the map is empty.
-        assertEquals(List.of(1, 2), List.of(levels.repetition[1], levels.definition[1]));
-        levels.definition[1] = 1;
-        surgery.setLevels(values, page, levels);
-        Path bad = surgery.write(directory.resolve("map-absent-entry.parquet"));
+        Path bad = ParquetSurgery.withLevels(good, "m.key_value.value", levels -> {
+            // The second entry of row 0 (repetition 1, a null value: definition 2) now says the map is empty.
+            assertEquals(List.of(1, 2), List.of(levels.repetition[1], levels.definition[1]));
+            levels.definition[1] = 1;
+        }, directory.resolve("map-absent-entry.parquet"));
         assertRefused(bad, "m.value", "repetition level 1 continues a list that is not there (definition level 1), below 2");
     }
 
@@ -228,16 +223,12 @@ class CraftedFilesTest
             throws IOException
     {
         Path good = write(spark.range(30).selectExpr("if(id % 2 = 0, map(id, id, id + 100, id), map(id, id)) as m"), "none", "v1");
-        ParquetSurgery surgery = ParquetSurgery.open(good);
-        Chunk values = surgery.chunk(0, "m.key_value.value");
-        Page page = values.dataPages().get(0);
-        Levels levels = surgery.levels(values, page);
-        // Rows 0 and 1 had 2 and 1 entries; the values now say 1 and 2, the keys still 2 and 1.
-        assertEquals(List.of(0, 1, 0), List.of(levels.repetition[0], levels.repetition[1], levels.repetition[2]));
-        levels.repetition[1] = 0;
-        levels.repetition[2] = 1;
-        surgery.setLevels(values, page, levels);
-        Path bad = surgery.write(directory.resolve("map-shape.parquet"));
+        Path bad = ParquetSurgery.withLevels(good, "m.key_value.value", levels -> {
+            // Rows 0 and 1 had 2 and 1 entries; the values now say 1 and 2, the keys still 2 and 1.
+            assertEquals(List.of(0, 1, 0), List.of(levels.repetition[0], levels.repetition[1], levels.repetition[2]));
+            levels.repetition[1] = 0;
+            levels.repetition[2] = 1;
+        }, directory.resolve("map-shape.parquet"));
         assertRefused(bad, "column m.value disagrees with its sibling columns on the shape of m");
     }
 
@@ -246,15 +237,11 @@ class CraftedFilesTest
             throws IOException
     {
         Path good = write(spark.range(30).selectExpr("if(id % 5 = 0, null, named_struct('x', id, 'y', if(id % 3 = 0, null, id))) as s"), "none", "v1");
-        ParquetSurgery surgery = ParquetSurgery.open(good);
-        Chunk y = surgery.chunk(0, "s.y");
-        Page page = y.dataPages().get(0);
-        Levels levels = surgery.levels(y, page);
-        // Row 1: the struct is there with y = 1; y's levels now say the struct is null (x still says it is there).
-        assertEquals(2, levels.definition[1]);
-        levels.definition[1] = 0;
-        surgery.setLevels(y, page, levels);
-        Path bad = surgery.write(directory.resolve("struct-nulls.parquet"));
+        Path bad = ParquetSurgery.withLevels(good, "s.y", levels -> {
+            // Row 1: the struct is there with y = 1; y's levels now say the struct is null (x still says it is there).
+            assertEquals(2, levels.definition[1]);
+            levels.definition[1] = 0;
+        }, directory.resolve("struct-nulls.parquet"));
         assertRefused(bad, "column s.y disagrees with its sibling columns on the shape of s: it has a null at entry 1 where it has a value");
     }
 
@@ -263,15 +250,11 @@ class CraftedFilesTest
             throws IOException
     {
         Path good = write(spark.range(30).selectExpr("array(id, id + 1) as v"), "none", "v1");
-        ParquetSurgery surgery = ParquetSurgery.open(good);
-        Chunk element = surgery.chunk(0, "v.list.element");
-        Page page = element.dataPages().get(0);
-        Levels levels = surgery.levels(element, page);
-        // The last row's second element now starts a 31st row.
-        assertEquals(1, levels.repetition[59]);
-        levels.repetition[59] = 0;
-        surgery.setLevels(element, page, levels);
-        Path bad = surgery.write(directory.resolve("list-extra-row.parquet"));
+        Path bad = ParquetSurgery.withLevels(good, "v.list.element", levels -> {
+            // The last row's second element now starts a 31st row.
+            assertEquals(1, levels.repetition[59]);
+            levels.repetition[59] = 0;
+        }, directory.resolve("list-extra-row.parquet"));
         assertRefused(bad, "column v.element of the row group at offset 4 has 1 entries past the row group's last row");
     }
 
@@ -281,16 +264,13 @@ class CraftedFilesTest
     {
         Path good = write(spark.range(200).selectExpr("map(cast(id as string), if(id % 7 = 0, null, array(id, if(id % 3 = 0, null, id)))) as map_arr"),
                 "none", "v2");
-        ParquetSurgery surgery = ParquetSurgery.open(good);
-        Chunk element = surgery.chunk(0, "map_arr.key_value.value.list.element");
-        Page page = element.dataPages().get(0);
-        assertEquals(PageType.DATA_PAGE_V2, page.header.getType());
-        Levels levels = surgery.levels(element, page);
-        // The maximum is 4, stored in 3 bits.
-        levels.definition[3] = 7;
-        levels.definition[4] = 7;
-        surgery.setLevels(element, page, levels);
-        Path bad = surgery.write(directory.resolve("map-arr-definition.parquet"));
+        String column = "map_arr.key_value.value.list.element";
+        assertEquals(PageType.DATA_PAGE_V2, ParquetSurgery.open(good).chunk(0, column).dataPages().get(0).header.getType());
+        Path bad = ParquetSurgery.withLevels(good, column, levels -> {
+            // The maximum is 4, stored in 3 bits.
+            levels.definition[3] = 7;
+            levels.definition[4] = 7;
+        }, directory.resolve("map-arr-definition.parquet"));
         assertRefused(bad, "map_arr.value.element", "definition level 7 above the maximum 4");
     }
 
