@@ -37,13 +37,16 @@ final class CheckedPageReader
     private final PageChecks checks;
     private final String column;
     private final long chunkOffset;
+    private final long chunkSize;
+    private long valuesBeforePage;
     private final PrimitiveTypeName type;
     private final long totalValues;
     private long valuesSoFar;
     private int pageNumber;
 
-    CheckedPageReader(PageReader pages, ColumnDescriptor descriptor, PageChecks checks, String column, long chunkOffset)
+    CheckedPageReader(PageReader pages, ColumnDescriptor descriptor, PageChecks checks, String column, long chunkOffset, long chunkSize)
     {
+        this.chunkSize = chunkSize;
         this.pages = requireNonNull(pages, "pages is null");
         this.descriptor = requireNonNull(descriptor, "descriptor is null");
         this.checks = requireNonNull(checks, "checks is null");
@@ -94,10 +97,10 @@ final class CheckedPageReader
             return null;
         }
         pageNumber++;
+        valuesBeforePage = valuesSoFar;
         int values = page.getValueCount();
-        String where = "data page " + pageNumber + " (from value " + valuesSoFar + ")";
         if (values < 0 || values > totalValues - valuesSoFar) {
-            throw corrupt(where, "claims " + values + " values; the column chunk has " + (totalValues - valuesSoFar) + " left of its " + totalValues);
+            throw corrupt(currentPage(), "claims " + values + " values; the column chunk has " + (totalValues - valuesSoFar) + " left of its " + totalValues);
         }
         valuesSoFar += values;
         DataPage checked;
@@ -105,11 +108,11 @@ final class CheckedPageReader
             checked = page instanceof DataPageV1 ? v1((DataPageV1) page, values) : v2((DataPageV2) page, values);
         }
         catch (IllegalStateException | IndexOutOfBoundsException e) {
-            throw corrupt(where, e.getMessage());
+            throw corrupt(currentPage(), e.getMessage());
         }
         // Runs can hold up to 2^31-1 values in a few bytes; levels and indexes decode to an int each, so the page's arrays stay within the page bound.
         if ((long) values * Integer.BYTES > checks.maxPageBytes()) {
-            throw corrupt(where, "claims " + values + " values, more than a page of " + checks.maxPageBytes() + " bytes decodes to (spark.ferry.gds.io.maxPageBytes)");
+            throw corrupt(currentPage(), "claims " + values + " values, more than a page of " + checks.maxPageBytes() + " bytes decodes to (spark.ferry.gds.io.maxPageBytes)");
         }
         return checked;
     }
@@ -319,5 +322,17 @@ final class CheckedPageReader
     private CorruptParquetException corrupt(String page, String detail)
     {
         return new CorruptParquetException(checks.file(), "column " + column + ", " + page + " of the column chunk at offset " + chunkOffset + ": " + detail);
+    }
+
+    /** Where the decoders are in this chunk, for an error raised while decoding it (the offset is looked up only now). */
+    String position()
+    {
+        return "column " + column + ", " + (pageNumber == 0 ? "before its first data page" : currentPage()) + " of the column chunk at offset " + chunkOffset;
+    }
+
+    private String currentPage()
+    {
+        long offset = checks.dataPageOffset(chunkOffset, chunkSize, pageNumber);
+        return "data page " + pageNumber + (offset < 0 ? "" : " at offset " + offset) + " (from value " + valuesBeforePage + ")";
     }
 }

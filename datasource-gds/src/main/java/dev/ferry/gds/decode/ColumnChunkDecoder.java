@@ -42,6 +42,8 @@ public final class ColumnChunkDecoder
     private final List<LeafNode> leaves;
     private final Optional<FlatTarget> flatTarget;
     private final List<ColumnReader> readers = new ArrayList<>();
+    // This row group's checked page readers, one per leaf: where decoding is, for error messages.
+    private final List<CheckedPageReader> checkedPages = new ArrayList<>();
     private long[][] consumed = new long[0][];
     private FlatLeafReader flat;
     // Kept across row groups so its level and index arrays are reused.
@@ -93,6 +95,7 @@ public final class ColumnChunkDecoder
     {
         String file = checks.file();
         readers.clear();
+        checkedPages.clear();
         flat = null;
         if (flatTarget.isPresent() && leaves.size() == 1) {
             LeafNode leaf = leaves.get(0);
@@ -106,7 +109,7 @@ public final class ColumnChunkDecoder
                     flatReader = new FlatLeafReader(leaf.descriptor, flatTarget.get());
                 }
                 flat = flatReader;
-                flat.start(checks.wrap(leaf.descriptor, pageReader), rangeFrom, rangeTo, pageArrays);
+                flat.start(checked(checks, leaf, pageReader), rangeFrom, rangeTo, pageArrays);
                 return;
             }
         }
@@ -119,7 +122,7 @@ public final class ColumnChunkDecoder
             if (pageReader == null) {
                 throw new CorruptParquetException(file, "row group has no pages for column " + leaf.path);
             }
-            readers.add(new ColumnReaderImpl(leaf.descriptor, checks.wrap(leaf.descriptor, pageReader), NO_PUSH, writerVersion));
+            readers.add(new ColumnReaderImpl(leaf.descriptor, checked(checks, leaf, pageReader), NO_PUSH, writerVersion));
         }
     }
 
@@ -220,6 +223,21 @@ public final class ColumnChunkDecoder
             arrowTimeZone = timeZone;
         }
         return arrowField;
+    }
+
+    private PageReader checked(PageChecks checks, LeafNode leaf, PageReader pages)
+    {
+        CheckedPageReader checked = checks.wrap(leaf.descriptor, pages);
+        checkedPages.add(checked);
+        return checked;
+    }
+
+    /** Where each leaf's decoding is in this row group (page and offsets), for error messages. */
+    public String position()
+    {
+        List<String> positions = new ArrayList<>();
+        checkedPages.forEach(pages -> positions.add(pages.position()));
+        return String.join("; ", positions);
     }
 
     /** The column's leaf paths, for error messages. */

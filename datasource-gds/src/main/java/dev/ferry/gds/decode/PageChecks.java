@@ -10,18 +10,30 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * What the page checks of one row group need to know: the file (for errors), where each column
- * chunk starts, and the bound on what one page may decode to ({@code spark.ferry.gds.io.maxPageBytes}).
+ * chunk lies, the bound on what one page may decode to ({@code spark.ferry.gds.io.maxPageBytes}),
+ * and how to find a page's offset when an error names it.
  */
 public final class PageChecks
 {
-    private final String file;
-    private final Map<ColumnPath, Long> chunkOffsets;
-    private final long maxPageBytes;
+    /** Finds a data page's offset in the file for an error message; -1 where it cannot tell. */
+    public interface PageLocator
+    {
+        PageLocator UNKNOWN = (chunkStart, chunkSize, dataPage) -> -1;
 
-    public PageChecks(String file, Map<ColumnPath, Long> chunkOffsets, long maxPageBytes)
+        long dataPageOffset(long chunkStart, long chunkSize, int dataPage);
+    }
+
+    private final String file;
+    // {start, total size} of each column chunk of the row group.
+    private final Map<ColumnPath, long[]> chunks;
+    private final long maxPageBytes;
+    private final PageLocator locator;
+
+    public PageChecks(String file, Map<ColumnPath, long[]> chunks, long maxPageBytes, PageLocator locator)
     {
         this.file = requireNonNull(file, "file is null");
-        this.chunkOffsets = Map.copyOf(chunkOffsets);
+        this.chunks = Map.copyOf(chunks);
+        this.locator = requireNonNull(locator, "locator is null");
         if (maxPageBytes <= 0) {
             throw new IllegalArgumentException("maxPageBytes must be positive, got " + maxPageBytes);
         }
@@ -39,9 +51,15 @@ public final class PageChecks
     }
 
     /** {@code pages} of {@code descriptor}'s chunk, checked page by page before any decoder sees them. */
-    PageReader wrap(ColumnDescriptor descriptor, PageReader pages)
+    CheckedPageReader wrap(ColumnDescriptor descriptor, PageReader pages)
     {
         ColumnPath path = ColumnPath.get(descriptor.getPath());
-        return new CheckedPageReader(pages, descriptor, this, path.toDotString(), chunkOffsets.getOrDefault(path, -1L));
+        long[] chunk = chunks.getOrDefault(path, new long[] {-1, 0});
+        return new CheckedPageReader(pages, descriptor, this, path.toDotString(), chunk[0], chunk[1]);
+    }
+
+    long dataPageOffset(long chunkStart, long chunkSize, int dataPage)
+    {
+        return chunkStart < 0 ? -1 : locator.dataPageOffset(chunkStart, chunkSize, dataPage);
     }
 }

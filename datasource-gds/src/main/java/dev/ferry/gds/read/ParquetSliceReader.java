@@ -268,7 +268,8 @@ public final class ParquetSliceReader
             throw new FerryException(ErrorCategory.USER_ERROR, "Value out of range in column " + column.field().name() + " of " + source.id() + ": " + e.getMessage(), e);
         }
         catch (RuntimeException e) {
-            throw new CorruptParquetException(source.id(), "cannot decode column " + String.join(", ", column.leafPaths()) + ": " + describe(e), e);
+            throw new CorruptParquetException(source.id(), "cannot decode column " + String.join(", ", column.leafPaths()) + " (" + column.position() + "): "
+                    + describe(e), e);
         }
     }
 
@@ -313,7 +314,8 @@ public final class ParquetSliceReader
             throw new FerryException(ErrorCategory.USER_ERROR, "Value out of range in column " + column.field().name() + " of " + source.id() + ": " + e.getMessage(), e);
         }
         catch (RuntimeException e) {
-            throw new CorruptParquetException(source.id(), "cannot decode column " + String.join(", ", column.leafPaths()) + ": " + describe(e), e);
+            throw new CorruptParquetException(source.id(), "cannot decode column " + String.join(", ", column.leafPaths()) + " (" + column.position() + "): "
+                    + describe(e), e);
         }
     }
 
@@ -393,12 +395,11 @@ public final class ParquetSliceReader
             throws IOException
     {
         Map<ColumnPath, Set<Encoding>> encodings = new HashMap<>();
-        Map<ColumnPath, Long> chunkOffsets = new HashMap<>();
+        Map<ColumnPath, long[]> chunks = new HashMap<>();
         for (ColumnChunkMetaData chunk : block.getColumns()) {
             encodings.put(chunk.getPath(), chunk.getEncodings());
-            chunkOffsets.put(chunk.getPath(), chunk.getStartingPos());
+            chunks.put(chunk.getPath(), new long[] {chunk.getStartingPos(), chunk.getTotalSize()});
         }
-        PageChecks checks = new PageChecks(source.id(), chunkOffsets, settings.maxPageBytes());
         RowRanges ranges = pageFilter == null ? null : rowRanges(block, encodings);
         PageReadStore pages;
         try {
@@ -424,6 +425,9 @@ public final class ParquetSliceReader
                     + " rows, " + (ranges == null ? "its metadata says " : "its page indexes select ") + expected);
         }
         rowsLeft = pages.getRowCount();
+        // Page offsets for errors come from walking a chunk's headers, which counts the pages page-index skipping left out only when all are read.
+        PageChecks checks = new PageChecks(source.id(), chunks, settings.maxPageBytes(),
+                ranges == null ? new PageOffsets(new SeamInputFile(source, prefetched)) : PageChecks.PageLocator.UNKNOWN);
         long[] from = null;
         long[] to = null;
         if (ranges != null) {
