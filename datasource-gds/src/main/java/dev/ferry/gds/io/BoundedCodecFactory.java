@@ -84,6 +84,7 @@ public final class BoundedCodecFactory
                     // Exactly the page: the pooled array is rounded up and may hold an earlier page past uncompressedSize.
                     return BytesInput.from(ByteBuffer.wrap(oneShot(codec, bytes, uncompressedSize), 0, uncompressedSize).slice());
                 }
+                checkRatio(codec, bytes.size(), uncompressedSize);
                 return exactly(codec, decompressor.decompress(bytes, uncompressedSize), uncompressedSize);
             }
 
@@ -171,6 +172,23 @@ public final class BoundedCodecFactory
         if (bound >= 0 && bound < uncompressedSize) {
             throw new IOException("A ZSTD page of " + length + " bytes decompresses to at most " + bound + " bytes by its blocks' headers; the page header claims "
                     + uncompressedSize);
+        }
+    }
+
+    // GZIP and LZ4 record no size parquet-mr reads before it allocates the claim; their formats bound what a
+    // page can expand to: DEFLATE at most 1032 bytes per byte, LZ4 at most 255 (a match's length bytes).
+    private static void checkRatio(CompressionCodecName codec, long compressedSize, int uncompressedSize)
+            throws IOException
+    {
+        long ratio = switch (codec) {
+            case GZIP -> 1032;
+            case LZ4, LZ4_RAW -> 255;
+            default -> 0;
+        };
+        // A little slack for the formats' fixed headers and an empty page's few bytes.
+        if (ratio > 0 && uncompressedSize > compressedSize * ratio + 1024) {
+            throw new IOException("A " + codec + " page of " + compressedSize + " bytes cannot decompress to the " + uncompressedSize
+                    + " bytes its header claims (the format expands at most " + ratio + "x)");
         }
     }
 

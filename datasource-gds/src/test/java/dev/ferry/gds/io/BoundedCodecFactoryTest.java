@@ -126,6 +126,21 @@ class BoundedCodecFactoryTest
     }
 
     @Test
+    void gzipAndLz4ClaimsPastWhatTheirFormatsExpandToAreRefused()
+            throws IOException
+    {
+        CompressionCodecFactory codecs = parquetMrCodecs();
+        BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 512L << 20);
+        byte[] page = "a page that compresses ".repeat(500).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        for (CompressionCodecName codec : new CompressionCodecName[] {CompressionCodecName.GZIP, CompressionCodecName.LZ4_RAW}) {
+            BytesInput compressed = compress(codecs, codec, page);
+            assertEquals(page.length, bounded.getDecompressor(codec).decompress(compressed, page.length).size(), codec.name());
+            IOException refused = assertThrows(IOException.class, () -> bounded.getDecompressor(codec).decompress(compressed, 500_000_000));
+            assertTrue(refused.getMessage().contains("cannot decompress to the 500000000 bytes its header claims"), refused.getMessage());
+        }
+    }
+
+    @Test
     @SuppressWarnings("deprecation") // BytesInput.toByteArray: a test-sized copy
     void aZstdFrameWithoutItsContentSizeIsBoundedByItsBlockHeaders()
             throws IOException
