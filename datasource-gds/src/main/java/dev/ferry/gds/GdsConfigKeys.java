@@ -26,7 +26,7 @@ public final class GdsConfigKeys
     public static final ConfigKey<Long> FOOTER_TAIL = ConfigKey.bytes("spark.ferry.gds.io.footerTail", "64k",
             "Bytes read from the end of a file in one request to find the footer; a larger footer costs a second read.");
     public static final ConfigKey<Long> MAX_PAGE_BYTES = ConfigKey.bytes("spark.ferry.gds.io.maxPageBytes", "512m",
-            "A page whose header claims more uncompressed bytes than this is refused as corrupt instead of allocated.");
+            "A page whose header claims more uncompressed bytes than this, or more values than this bound holds at 4 bytes each (a level or dictionary index decodes to an int), is refused as corrupt instead of allocated.");
     public static final ConfigKey<Boolean> PREFETCH_ROW_GROUPS = ConfigKey.bool("spark.ferry.gds.io.prefetch", true,
             "Read the next row group's column chunks while the current one decodes (two row groups in memory per task instead of one).");
     public static final ConfigKey<Boolean> FILTER_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.filterPushdown", true,

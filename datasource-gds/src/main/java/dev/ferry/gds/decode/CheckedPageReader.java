@@ -38,20 +38,21 @@ final class CheckedPageReader
     private final String column;
     private final long chunkOffset;
     private final long chunkSize;
-    private long valuesBeforePage;
     private final PrimitiveTypeName type;
     private final long totalValues;
     private long valuesSoFar;
+    // The current data page (1-based; 0 before the first) and the chunk's values before it.
     private int pageNumber;
+    private long valuesBeforePage;
 
     CheckedPageReader(PageReader pages, ColumnDescriptor descriptor, PageChecks checks, String column, long chunkOffset, long chunkSize)
     {
-        this.chunkSize = chunkSize;
         this.pages = requireNonNull(pages, "pages is null");
         this.descriptor = requireNonNull(descriptor, "descriptor is null");
         this.checks = requireNonNull(checks, "checks is null");
         this.column = requireNonNull(column, "column is null");
         this.chunkOffset = chunkOffset;
+        this.chunkSize = chunkSize;
         this.type = descriptor.getPrimitiveType().getPrimitiveTypeName();
         this.totalValues = pages.getTotalValueCount();
     }
