@@ -232,44 +232,11 @@ final class CheckedPageReader
             case DELTA_BINARY_PACKED:
             case DELTA_LENGTH_BYTE_ARRAY:
             case DELTA_BYTE_ARRAY:
-                deltaHeader(data, values);
+                DeltaHeaders.check(encoding, data, values, checks.maxPageBytes());
                 return;
             default:
                 // BYTE_STREAM_SPLIT sizes nothing from a count; RLE booleans are scanned by the flat path's decoder within the page.
         }
-    }
-
-    // The first DELTA_BINARY_PACKED header (every delta encoding starts with one): parquet-mr sizes its values and bit-width arrays from it.
-    private void deltaHeader(ByteBuffer data, int values)
-    {
-        long blockSize = varint(data);
-        long miniBlocks = varint(data);
-        long total = varint(data);
-        if (blockSize <= 0 || blockSize % 128 != 0 || miniBlocks <= 0 || blockSize % miniBlocks != 0 || (blockSize / miniBlocks) % 32 != 0) {
-            throw new IllegalStateException("a DELTA_BINARY_PACKED header with blocks of " + blockSize + " values in " + miniBlocks + " mini blocks");
-        }
-        if (total > values) {
-            throw new IllegalStateException("a DELTA_BINARY_PACKED header claims " + total + " values in a page of " + values);
-        }
-        if ((blockSize + total) * Long.BYTES > checks.maxPageBytes()) {
-            throw new IllegalStateException("a DELTA_BINARY_PACKED header with blocks of " + blockSize + " values decodes past the page bound of " + checks.maxPageBytes() + " bytes");
-        }
-    }
-
-    private static long varint(ByteBuffer data)
-    {
-        long value = 0;
-        for (int shift = 0; shift <= 28; shift += 7) {
-            if (!data.hasRemaining()) {
-                throw new IllegalStateException("a DELTA_BINARY_PACKED header is cut off");
-            }
-            int next = data.get() & 0xFF;
-            value |= (long) (next & 0x7F) << shift;
-            if ((next & 0x80) == 0) {
-                return value;
-            }
-        }
-        throw new IllegalStateException("a DELTA_BINARY_PACKED header varint longer than 5 bytes");
     }
 
     private void checkBinaryEntries(ByteBuffer bytes, int size)
