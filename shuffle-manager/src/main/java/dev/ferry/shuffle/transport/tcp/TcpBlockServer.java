@@ -3,6 +3,11 @@ package dev.ferry.shuffle.transport.tcp;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -39,11 +44,17 @@ import dev.ferry.shuffle.transport.tcp.protocol.GpuRdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.IpcBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.IpcFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.Message;
+import dev.ferry.shuffle.transport.tcp.protocol.MessageType;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmFetchRequest;
 import dev.ferry.transport.auth.AuthBootstrap;
 import dev.ferry.transport.auth.AuthenticationException;
+import dev.ferry.transport.auth.HandshakeFailures;
+import dev.ferry.transport.TransportConfigKeys;
+import dev.ferry.transport.crypto.GcmInputStream;
+import dev.ferry.transport.crypto.GcmOutputStream;
+import dev.ferry.transport.crypto.SessionKeys;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.local.ShmBlockWriter;
 import org.slf4j.Logger;
@@ -83,6 +94,12 @@ public final class TcpBlockServer
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicLong publishedCopies = new AtomicLong();
+    private final AtomicLong blocksOpened = new AtomicLong();
+    private final AtomicLong refusedConnections = new AtomicLong();
+    private final int maxConnections;
+    private final ScheduledExecutorService deadlines;
+    // Handshake and protocol failures, and connections over the cap: counted, logged once per peer host per minute.
+    private final HandshakeFailures failures = new HandshakeFailures(Duration.ofMinutes(1));
     private static final int STAGING_BYTES = 1 << 20;
     // One staging buffer per serving thread (a connection is served by one thread at a time), reused for every staged block.
     private static final ThreadLocal<ByteBuffer> STAGING = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(STAGING_BYTES));
@@ -121,6 +138,21 @@ public final class TcpBlockServer
             DeviceBlockSource deviceBlocks)
             throws IOException
     {
+        this(source, bindAddress, port, maxFrameBytes, shmWriter, verbs, auth, deviceBlocks, TransportConfigKeys.SERVER_MAX_CONNECTIONS.defaultValue());
+    }
+
+    /**
+     * As above; at most {@code maxConnections} connections are open at once (each has a thread):
+     * one more is closed as soon as it is accepted, counted and logged (throttled).
+     */
+    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs, TcpAuth auth,
+            DeviceBlockSource deviceBlocks, int maxConnections)
+            throws IOException
+    {
+        if (maxConnections <= 0) {
+            throw new IllegalArgumentException(TransportConfigKeys.SERVER_MAX_CONNECTIONS.name() + " must be positive: " + maxConnections);
+        }
+        this.maxConnections = maxConnections;
         this.deviceBlocks = deviceBlocks;
         this.auth = requireNonNull(auth, "auth is null");
         this.source = requireNonNull(source, "source is null");
@@ -133,6 +165,11 @@ public final class TcpBlockServer
             thread.setDaemon(true);
             return thread;
         });
+        this.deadlines = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "ferry-tcp-handshake-deadlines");
+            thread.setDaemon(true);
+            return thread;
+        });
         ServerSocket socket = new ServerSocket();
         try {
             socket.setReuseAddress(true);
@@ -141,7 +178,8 @@ public final class TcpBlockServer
         catch (IOException e) {
             socket.close();
             threads.shutdownNow();
-            throw e;
+            deadlines.shutdownNow();
+            throw new IOException("Cannot bind the Ferry block server to " + (bindAddress == null ? "*" : bindAddress.getHostAddress()) + ":" + port + ": " + e.getMessage(), e);
         }
         this.serverSocket = socket;
         threads.execute(this::acceptLoop);
@@ -165,6 +203,24 @@ public final class TcpBlockServer
         return publishedCopies.get();
     }
 
+    /** Blocks looked up for a peer (opened or borrowed) so far: what a peer that did not authenticate never causes. */
+    public long blocksOpened()
+    {
+        return blocksOpened.get();
+    }
+
+    /** Connections closed at once because {@code maxConnections} were open. */
+    public long refusedConnections()
+    {
+        return refusedConnections.get();
+    }
+
+    /** Failed handshakes and protocol violations of peers (each counted; logged once per peer host per minute). */
+    public HandshakeFailures failures()
+    {
+        return failures;
+    }
+
     /** Connections open now. */
     public int openConnections()
     {
@@ -176,6 +232,13 @@ public final class TcpBlockServer
         while (!closed) {
             try {
                 Socket socket = serverSocket.accept();
+                if (connections.size() >= maxConnections) {
+                    refusedConnections.incrementAndGet();
+                    failures.record(host(socket), "Ferry TCP block server refused a connection from " + socket.getRemoteSocketAddress() + ": "
+                            + maxConnections + " connections are open (" + TransportConfigKeys.SERVER_MAX_CONNECTIONS.name() + ")");
+                    closeQuietly(socket);
+                    continue;
+                }
                 socket.setTcpNoDelay(true);
                 accepted.incrementAndGet();
                 connections.add(socket);
@@ -197,18 +260,28 @@ public final class TcpBlockServer
         List<VerbsBlocks.Exported> exported = new ArrayList<>();
         List<BlockLease> lent = new ArrayList<>();
         try (socket) {
-            BufferedInputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
-            BufferedOutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
+            InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
             if (auth.enabled()) {
+                SessionKeys keys;
+                // The whole handshake has one deadline (not one per read), so a peer dripping bytes cannot hold a connection slot.
+                ScheduledFuture<?> deadline = deadlines.schedule(() -> closeQuietly(socket), auth.timeout().toMillis(), TimeUnit.MILLISECONDS);
                 try {
-                    AuthBootstrap.authenticateServer(new StreamAuthChannel(socket, in, out, maxFrameBytes), auth.settings(), auth.timeout());
+                    keys = AuthBootstrap.authenticateServer(new StreamAuthChannel(socket, in, out, MessageType.SERVER_HANDSHAKE), auth.settings(), auth.timeout());
                 }
                 catch (AuthenticationException e) {
-                    LOG.warn("Ferry TCP block server refused {}: {}", socket.getRemoteSocketAddress(), e.getMessage());
+                    failures.record(host(socket), "Ferry TCP block server refused " + socket.getRemoteSocketAddress() + ": " + e.getMessage());
                     return;
                 }
+                finally {
+                    deadline.cancel(false);
+                }
+                if (auth.encrypt()) {
+                    in = new GcmInputStream(in, keys.receive());
+                    out = new GcmOutputStream(out, keys.send());
+                }
             }
-            FrameReader reader = new FrameReader(in, maxFrameBytes);
+            FrameReader reader = new FrameReader(in, maxFrameBytes, MessageType.REQUESTS);
             FrameWriter writer = new FrameWriter(out);
             while (!closed) {
                 Message message = reader.read();
@@ -250,7 +323,7 @@ public final class TcpBlockServer
         }
         catch (IOException | RuntimeException e) {
             if (!closed) {
-                LOG.warn("Ferry TCP connection from {} failed: {}", socket.getRemoteSocketAddress(), e.toString());
+                failures.record(host(socket), "Ferry TCP connection from " + socket.getRemoteSocketAddress() + " failed: " + e);
             }
         }
         finally {
@@ -397,6 +470,7 @@ public final class TcpBlockServer
     private Optional<BlockLease> borrow(ShuffleBlockRef ref)
     {
         try {
+            blocksOpened.incrementAndGet();
             return deviceBlocks.borrow(ref);
         }
         catch (RuntimeException e) {
@@ -410,6 +484,7 @@ public final class TcpBlockServer
     {
         Optional<BlockBytes> block;
         try {
+            blocksOpened.incrementAndGet();
             block = source.open(request.ref(index));
         }
         catch (IOException | RuntimeException e) {
@@ -485,6 +560,7 @@ public final class TcpBlockServer
         for (int index = 0; index < request.blocks().size(); index++) {
             Optional<BlockBytes> block;
             try {
+                blocksOpened.incrementAndGet();
                 block = source.open(request.ref(index));
             }
             catch (IOException | RuntimeException e) {
@@ -498,6 +574,21 @@ public final class TcpBlockServer
             try (BlockBytes bytes = block.get()) {
                 writer.write(new BlockResponse(request.requestId(), index, bytes.length()), bytes.buffer());
             }
+        }
+    }
+
+    private static String host(Socket socket)
+    {
+        return socket.getInetAddress() == null ? "unknown" : socket.getInetAddress().getHostAddress();
+    }
+
+    private static void closeQuietly(Socket socket)
+    {
+        try {
+            socket.close();
+        }
+        catch (IOException e) {
+            LOG.debug("Closing a Ferry TCP connection: {}", e.getMessage());
         }
     }
 
@@ -520,6 +611,7 @@ public final class TcpBlockServer
             }
         }
         threads.shutdownNow();
+        deadlines.shutdownNow();
         try {
             threads.awaitTermination(10, TimeUnit.SECONDS);
         }

@@ -88,6 +88,7 @@ public final class IpcContractServer
         while ((line = in.readLine()) != null) {
             switch (line) {
                 case "STATS" -> System.out.println("ACCEPTED " + server.acceptedConnections());
+                case "COUNTS" -> System.out.println("COUNTS " + server.blocksOpened() + " " + server.failures().logged());
                 case "HANDLE" -> {
                     exported = store.tryBorrow(stored(ContractBlocks.CHECKED)).orElseThrow();
                     System.out.println("HANDLE " + runtime.exportIpc(exported.buffer()).toBase64());

@@ -121,6 +121,34 @@ final class IpcEndpoints
         }
     }
 
+    @Override
+    public long blocksOpened()
+            throws IOException
+    {
+        return counts()[0];
+    }
+
+    @Override
+    public long failuresLogged()
+            throws IOException
+    {
+        return counts()[1];
+    }
+
+    private long[] counts()
+            throws IOException
+    {
+        try {
+            child.send("COUNTS");
+            String[] parts = child.expect("COUNTS").trim().split(" ");
+            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
     /** An IPC-copied block into a host buffer one byte too small: the device block reader refuses before copying. */
     @Override
     public Exception readOutOfBounds()

@@ -225,6 +225,18 @@ final class RoutedEndpoints
     }
 
     @Override
+    public long blocksOpened()
+    {
+        return server.blocksOpened();
+    }
+
+    @Override
+    public long failuresLogged()
+    {
+        return server.failures().logged();
+    }
+
+    @Override
     public Exception readOutOfBounds()
             throws Exception
     {
@@ -235,9 +247,9 @@ final class RoutedEndpoints
             return readBeyondSharedMemory();
         }
         // The stream's framing: a frame longer than the limit is refused before anything is allocated.
-        ByteBuffer frame = ByteBuffer.allocate(16).putInt((16 << 20) + 1).put((byte) 1).flip();
+        ByteBuffer frame = ByteBuffer.allocate(16).putInt((16 << 20) + 1).put((byte) 2).flip();
         try {
-            new FrameReader(new java.io.ByteArrayInputStream(frame.array()), 16 << 20).read();
+            new FrameReader(new java.io.ByteArrayInputStream(frame.array()), 16 << 20, dev.ferry.shuffle.transport.tcp.protocol.MessageType.RESPONSES).read();
             return null;
         }
         catch (IOException e) {

@@ -191,7 +191,7 @@ class TestTcpTransport
                 throw new AssertionError(e);
             }
         });
-        assertTrue(failure.getMessage().contains("Frame length"), failure.getMessage());
+        assertTrue(failure.getMessage().contains("BLOCK_RESPONSE frame length 2147483647 exceeds its limit"), failure.getMessage());
     }
 
     @Test

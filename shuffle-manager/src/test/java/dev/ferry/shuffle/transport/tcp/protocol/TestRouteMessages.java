@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.EnumSet;
 import java.util.List;
 
 import dev.ferry.device.IpcHandle;
@@ -36,7 +37,7 @@ class TestRouteMessages
         writer.write(RdmaFetchRequest.of(6, refs));
         writer.write(rdma);
         writer.flush();
-        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME);
+        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME, EnumSet.allOf(MessageType.class));
         assertEquals(ShmFetchRequest.of(5, refs), reader.read());
         ShmBlockResponse shm = (ShmBlockResponse) reader.read();
         assertEquals(handle, shm.shmHandle());
@@ -58,7 +59,7 @@ class TestRouteMessages
         writer.write(GpuRdmaFetchRequest.of(8, refs));
         writer.write(new GpuRdmaBlockResponse(rdma));
         writer.flush();
-        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME);
+        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME, EnumSet.allOf(MessageType.class));
         assertEquals(IpcFetchRequest.of(7, refs), reader.read());
         IpcBlockResponse ipc = (IpcBlockResponse) reader.read();
         assertEquals(handle, ipc.ipcHandle());
