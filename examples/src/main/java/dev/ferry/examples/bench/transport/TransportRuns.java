@@ -52,10 +52,10 @@ public final class TransportRuns
             return new RouteResult(route, false, 0, 0, baseline, route.notMeasured().get());
         }
         long total = (long) BLOCKS * blockBytes;
-        Path directory = Files.createDirectories(scratch.resolve(route.route().name()));
+        Path directory = Files.createDirectories(scratch.resolve(route.label()));
         try (BufferAllocator allocator = new RootAllocator();
                 RouteEndpoints endpoints = new RouteEndpoints(repository, route.topology(), route.self(), route.peer(), route.deviceBlocks(), route.readerDevice(),
-                        route.peerProcess(), BLOCKS, blockBytes, allocator, directory)) {
+                        route.peerProcess(), BLOCKS, blockBytes, allocator, directory, route.encrypted())) {
             RouteChoice choice = endpoints.choice();
             RouteEndpoints.Fetch fetch = endpoints.fetchAll(allocator, total);
             long best = Long.MAX_VALUE;

@@ -34,6 +34,9 @@ public interface ContractEndpoints
     long failuresLogged()
             throws Exception;
 
+    /** With {@link ContractFault#CAPTURE}: every byte the reader's and server's sockets carried between them so far. */
+    byte[] captured();
+
     /**
      * Reads just past the end of a served block with this family's data-path primitive (a frame
      * length beyond the limit, a shared-memory slice beyond the file, a READ beyond the region):

@@ -36,7 +36,8 @@ import org.apache.arrow.memory.RootAllocator;
  * {@link TcpBlockServer} that lends them over IPC. Driven over stdin: {@code STATS} answers
  * {@code ACCEPTED n}; {@code HANDLE} answers {@code HANDLE <base64>} (the checked block exported);
  * {@code EXIT} closes everything and answers {@code RELEASED} or {@code LEAK <report>}, then {@code BYE}.
- * Arguments: the shared-memory directory, and Spark's shared secret or {@code -}.
+ * Arguments: the shared-memory directory, Spark's shared secret or {@code -}, and whether to encrypt
+ * ({@code spark.network.crypto.enabled} and {@code spark.io.encryption.enabled}: no shared memory then).
  */
 public final class IpcContractServer
 {
@@ -78,9 +79,10 @@ public final class IpcContractServer
                 return blocks.containsKey(block) ? store.tryBorrow(stored(block)) : Optional.empty();
             }
         };
-        TcpAuth auth = secret.map(value -> new TcpAuth(new SparkAuthSettings(true, "app-contract", Optional.of(value)), Duration.ofSeconds(10))).orElse(TcpAuth.none());
+        ContractSecurity security = new ContractSecurity(secret, Boolean.parseBoolean(args[2]));
         ShmBlockWriter writer = new ShmBlockWriter(shm, 64L << 20);
-        TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, 16 << 20, writer, null, auth, device);
+        TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, 16 << 20, security.encrypt() ? null : writer, null, security.tcpAuth(),
+                device);
         System.out.println("LISTEN " + server.port());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;

@@ -43,6 +43,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <li>reads are bounds-checked by the data path itself;</li>
  * <li>an unknown block is an {@link IOException} naming the peer and the block;</li>
  * <li>with authentication on, the right secret is served and a wrong or missing one refused: nothing served, one log line;</li>
+ * <li>with encryption on, blocks travel the encrypted stream only and no plaintext of them crosses a socket;</li>
  * <li>hostile frames (huge, negative, unknown, a request before authentication, garbage) are refused before allocation, answered with nothing;</li>
  * <li>concurrent fetches all succeed; sequential fetches reuse one connection;</li>
  * <li>closing releases every buffer, registration, shared-memory file and device buffer;</li>
@@ -69,8 +70,8 @@ public abstract class ShuffleTransportContract
     /** The route this family's fetches report. */
     protected abstract Route route();
 
-    /** Starts a serving peer with {@link ContractBlocks#all} and a reader; {@code secret}: Spark's shared secret, empty with authentication off. */
-    protected abstract ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    /** Starts a serving peer with {@link ContractBlocks#all} and a reader under {@code security} (Spark's shared secret, if any, and encryption). */
+    protected abstract ContractEndpoints start(ContractSecurity security, ContractFault fault)
             throws Exception;
 
     /** The faults this family can inject; the others are skipped with a reason. */
@@ -113,7 +114,13 @@ public abstract class ShuffleTransportContract
     private ContractEndpoints endpoints(Optional<String> secret, ContractFault fault)
             throws Exception
     {
-        ContractEndpoints endpoints = start(secret, fault);
+        return endpoints(ContractSecurity.of(secret), fault);
+    }
+
+    private ContractEndpoints endpoints(ContractSecurity security, ContractFault fault)
+            throws Exception
+    {
+        ContractEndpoints endpoints = start(security, fault);
         started.add(endpoints);
         return endpoints;
     }
@@ -288,6 +295,69 @@ public abstract class ShuffleTransportContract
             }
             return answered;
         }
+    }
+
+    /**
+     * With {@code spark.network.crypto.enabled} and {@code spark.io.encryption.enabled}, every block
+     * of every family arrives intact over the encrypted stream (routes whose bytes would leave it
+     * are not used: the route reported is TCP), and the bytes the sockets carried hold no 16-byte
+     * run of any block. The same capture without encryption finds them (the check can fail).
+     */
+    @Test
+    void encryptedStreamsCarryNoPlaintextOfTheBlocks()
+            throws Exception
+    {
+        Map<ShuffleBlockRef, byte[]> expected = ContractBlocks.all(servesEmptyBlocks());
+        List<ShuffleBlockRef> refs = new ArrayList<>(expected.keySet());
+        ContractEndpoints encrypted = endpoints(ContractSecurity.encrypted("contract-secret"), ContractFault.CAPTURE);
+        long blockBytes = 0;
+        try (FetchedBlocks fetched = encrypted.reader().fetch(encrypted.peer(), refs, allocator)) {
+            for (int i = 0; i < refs.size(); i++) {
+                assertEquals(Route.TCP.name(), fetched.routeOf(i), refs.get(i) + ": the encrypted stream carried it");
+                assertArrayEquals(expected.get(refs.get(i)), bytes(fetched, i), refs.get(i) + " encrypted");
+                blockBytes += expected.get(refs.get(i)).length;
+            }
+        }
+        byte[] wire = encrypted.captured();
+        assertTrue(wire.length > blockBytes, "the blocks crossed the sockets (" + wire.length + " bytes for " + blockBytes + " of blocks)");
+        for (ShuffleBlockRef ref : refs) {
+            for (byte[] run : runs(expected.get(ref))) {
+                assertEquals(-1, indexOf(wire, run), "plaintext of " + ref + " on the wire");
+            }
+        }
+        if (route() == Route.TCP) {
+            ContractEndpoints plain = endpoints(Optional.of("contract-secret"), ContractFault.CAPTURE);
+            try (FetchedBlocks fetched = plain.reader().fetch(plain.peer(), List.of(ContractBlocks.SMALL), allocator)) {
+                assertEquals(1, fetched.blocks().size());
+            }
+            assertTrue(indexOf(plain.captured(), runs(expected.get(ContractBlocks.SMALL)).get(0)) >= 0, "without encryption the capture sees the block");
+        }
+    }
+
+    /** 16-byte runs at the start, middle and end of a block (none for blocks shorter than that). */
+    private static List<byte[]> runs(byte[] block)
+    {
+        List<byte[]> runs = new ArrayList<>();
+        if (block.length >= 16) {
+            for (int at : new int[] {0, block.length / 2, block.length - 16}) {
+                runs.add(java.util.Arrays.copyOfRange(block, at, at + 16));
+            }
+        }
+        return runs;
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle)
+    {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     @Test

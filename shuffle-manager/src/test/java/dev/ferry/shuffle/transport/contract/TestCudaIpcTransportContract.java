@@ -34,7 +34,7 @@ class TestCudaIpcTransportContract
     }
 
     @Override
-    protected ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    protected ContractEndpoints start(ContractSecurity security, ContractFault fault)
     {
         return abort("CUDA is available, but the two-process CUDA IPC contract endpoints are not wired yet");
     }

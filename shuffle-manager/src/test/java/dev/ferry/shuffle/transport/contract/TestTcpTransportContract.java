@@ -17,11 +17,11 @@ class TestTcpTransportContract
     }
 
     @Override
-    protected ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    protected ContractEndpoints start(ContractSecurity security, ContractFault fault)
             throws Exception
     {
         // 200000 bytes into the answer lies inside the checked block's body.
-        return new RoutedEndpoints(new RoutedEndpoints.Wiring(null, null, null, false, null, fault, 200_000), secret, endpointDirectory());
+        return new RoutedEndpoints(new RoutedEndpoints.Wiring(null, null, null, false, null, fault, 200_000), security, endpointDirectory());
     }
 
     @Override
