@@ -9,8 +9,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.transport.FetchedBlocks;
@@ -57,25 +57,12 @@ class TestTransportSecurity
     void start()
             throws InterruptedException
     {
-        spark = FerrySessions.builder("local-cluster[2,1,1024]")
-                .config("spark.plugins", "dev.ferry.FerryPlugin")
-                .config("spark.authenticate", "true")
-                .config("spark.authenticate.secret", SECRET)
-                .config("spark.network.crypto.enabled", "true")
+        spark = FerrySessions.localCluster(Map.of(
+                "spark.authenticate", "true",
+                "spark.authenticate.secret", SECRET,
+                "spark.network.crypto.enabled", "true",
                 // Uncompressed blocks: the marker is in a block's plaintext, so its absence on the wire is the cipher's doing.
-                .config("spark.ferry.shuffle.compression.codec", "none")
-                .config("spark.executor.memory", "768m")
-                .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")
-                .config("spark.executorEnv.SPARK_TESTING", "1")
-                .config("spark.executor.extraClassPath", System.getProperty("java.class.path"))
-                .getOrCreate();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (spark.sparkContext().statusTracker().getExecutorInfos().length < 3) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Executors did not start within 120 s");
-            }
-            Thread.sleep(100);
-        }
+                "spark.ferry.shuffle.compression.codec", "none"));
         spark.range(0, 20_000).selectExpr("id", "id % 7 AS k", "concat('" + MARKER + "-', id) AS s").createOrReplaceTempView("marked");
     }
 
@@ -135,14 +122,14 @@ class TestTransportSecurity
     {
     }
 
-    /** Map outputs of the newest shuffle the driver tracks, with the executor (and Ferry port) holding each. */
+    /** Map outputs of the newest shuffle the driver tracks (of spark.sql.shuffle.partitions=8), with the executor (and Ferry port) holding each. */
     private static List<Block> blocksOfLatestShuffle()
     {
         MapOutputTracker tracker = SparkEnv.get().mapOutputTracker();
         for (int shuffleId = 50; shuffleId >= 0; shuffleId--) {
             List<Block> blocks = new ArrayList<>();
             try {
-                var statuses = CollectionConverters.asJava(tracker.getMapSizesByExecutorId(shuffleId, 0, Integer.MAX_VALUE, 0, Integer.MAX_VALUE));
+                var statuses = CollectionConverters.asJava(tracker.getMapSizesByExecutorId(shuffleId, 0, Integer.MAX_VALUE, 0, 8));
                 while (statuses.hasNext()) {
                     Tuple2<BlockManagerId, scala.collection.Seq<Tuple3<org.apache.spark.storage.BlockId, Object, Object>>> entry = statuses.next();
                     Optional<PeerAddress> peer = PeerEndpoints.tcpPeer(entry._1());

@@ -6,8 +6,8 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
-import java.util.Random;
 
+import dev.ferry.transport.TestBytes;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -19,15 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The encrypted record streams: round trips across record sizes, and every kind of tampering refused. */
 class TestGcmStreams
 {
-    private static final DirectionKey KEY = new DirectionKey(bytes(1, 16), bytes(2, 4));
-    private static final DirectionKey OTHER = new DirectionKey(bytes(3, 16), bytes(2, 4));
-
-    private static byte[] bytes(long seed, int length)
-    {
-        byte[] bytes = new byte[length];
-        new Random(seed).nextBytes(bytes);
-        return bytes;
-    }
+    private static final DirectionKey KEY = new DirectionKey(TestBytes.bytes(1, 16), TestBytes.bytes(2, 4));
+    private static final DirectionKey OTHER = new DirectionKey(TestBytes.bytes(3, 16), TestBytes.bytes(2, 4));
 
     private static byte[] seal(byte[] plaintext, int... flushesAt)
             throws IOException
@@ -51,36 +44,22 @@ class TestGcmStreams
         return new GcmInputStream(new ByteArrayInputStream(wire), key).readAllBytes();
     }
 
-    private static int indexOf(byte[] haystack, byte[] needle)
-    {
-        outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
-    }
-
     @Test
     void roundTripsAcrossRecords()
             throws IOException
     {
-        byte[] plaintext = bytes(5, 300_000);
+        byte[] plaintext = TestBytes.bytes(5, 300_000);
         byte[] wire = seal(plaintext, 1, 17, 70_000);
         assertArrayEquals(plaintext, open(wire, KEY));
         // At least seven records (three flushes, then 64 KiB records), each with its 4-byte length and 16-byte tag.
         assertTrue(wire.length >= plaintext.length + 7 * 20, "records and tags: " + wire.length);
-        assertEquals(-1, indexOf(wire, Arrays.copyOfRange(plaintext, 1000, 1016)), "no plaintext in the ciphertext");
+        assertEquals(-1, TestBytes.indexOf(wire, Arrays.copyOfRange(plaintext, 1000, 1016)), "no plaintext in the ciphertext");
     }
 
     @Test
     void tamperingWrongKeysReorderingAndHugeLengthsAreRefused()
     {
-        byte[] plaintext = bytes(6, 100_000);
+        byte[] plaintext = TestBytes.bytes(6, 100_000);
         byte[][] wire = new byte[1][];
         try {
             wire[0] = seal(plaintext, 50_000);

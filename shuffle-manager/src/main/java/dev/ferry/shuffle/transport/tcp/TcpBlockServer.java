@@ -5,22 +5,20 @@ import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.time.Duration;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,10 +46,10 @@ import dev.ferry.shuffle.transport.tcp.protocol.MessageType;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmFetchRequest;
+import dev.ferry.transport.TransportConfigKeys;
 import dev.ferry.transport.auth.AuthBootstrap;
 import dev.ferry.transport.auth.AuthenticationException;
 import dev.ferry.transport.auth.HandshakeFailures;
-import dev.ferry.transport.TransportConfigKeys;
 import dev.ferry.transport.crypto.GcmInputStream;
 import dev.ferry.transport.crypto.GcmOutputStream;
 import dev.ferry.transport.crypto.SessionKeys;
@@ -255,10 +253,7 @@ public final class TcpBlockServer
 
     private void serve(Socket socket)
     {
-        List<ShmBlockHandle> published = new ArrayList<>();
-        List<BlockBytes> shared = new ArrayList<>();
-        List<VerbsBlocks.Exported> exported = new ArrayList<>();
-        List<BlockLease> lent = new ArrayList<>();
+        HeldBlocks held = new HeldBlocks(shmWriter);
         try (socket) {
             InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
@@ -289,24 +284,21 @@ public final class TcpBlockServer
                     return;
                 }
                 // By the peer's next message it has taken every block of its last request: let go of what was held for them.
-                release(published);
-                closeAll(shared);
-                deregister(exported);
-                returnLeases(lent);
+                held.releaseAll();
                 if (message instanceof FetchDone) {
                     continue;
                 }
                 if (message instanceof IpcFetchRequest && deviceBlocks != null && shmWriter != null) {
-                    answerIpc(((IpcFetchRequest) message).blocks(), writer, published, shared, lent);
+                    answerIpc(((IpcFetchRequest) message).blocks(), writer, held);
                 }
                 else if (message instanceof GpuRdmaFetchRequest && deviceBlocks != null && verbs != null) {
-                    answerGpuRdma(((GpuRdmaFetchRequest) message).blocks(), writer, exported);
+                    answerGpuRdma(((GpuRdmaFetchRequest) message).blocks(), writer, held);
                 }
                 else if (message instanceof ShmFetchRequest && shmWriter != null) {
-                    answerShm(((ShmFetchRequest) message).blocks(), writer, published, shared);
+                    answerShm(((ShmFetchRequest) message).blocks(), writer, held);
                 }
                 else if (message instanceof RdmaFetchRequest && verbs != null) {
-                    answerRdma(((RdmaFetchRequest) message).blocks(), writer, exported);
+                    answerRdma(((RdmaFetchRequest) message).blocks(), writer, held);
                 }
                 else if (message instanceof FetchRequest) {
                     answer((FetchRequest) message, writer);
@@ -327,28 +319,25 @@ public final class TcpBlockServer
             }
         }
         finally {
-            release(published);
-            closeAll(shared);
-            deregister(exported);
-            returnLeases(lent);
+            held.close();
             connections.remove(socket);
         }
     }
 
-    private void answerShm(FetchRequest request, FrameWriter writer, List<ShmBlockHandle> published, List<BlockBytes> shared)
+    private void answerShm(FetchRequest request, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
             Optional<BlockLease> lease = deviceBlocks == null ? Optional.empty() : borrow(request.ref(index));
             if (lease.isPresent()) {
                 try (BlockLease borrowed = lease.get()) {
-                    stageShm(request, index, borrowed, writer, published);
+                    stageShm(request, index, borrowed, writer, held);
                 }
                 continue;
             }
             Optional<BlockBytes> block = openOrFail(request, index, writer);
             if (block.isPresent()) {
-                publishShm(request, index, block.get(), writer, published, shared);
+                publishShm(request, index, block.get(), writer, held);
             }
         }
     }
@@ -358,7 +347,7 @@ public final class TcpBlockServer
      * reused staging buffer straight into its shared-memory file, one copy of the block on this
      * side (not a copy into a host buffer of the block's size, then another into the file).
      */
-    private void stageShm(FetchRequest request, int index, BlockLease lease, FrameWriter writer, List<ShmBlockHandle> published)
+    private void stageShm(FetchRequest request, int index, BlockLease lease, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         if (lease.length() == 0) {
@@ -374,7 +363,7 @@ public final class TcpBlockServer
             writer.write(new FetchFailure(request.requestId(), index, "Cannot stage " + request.ref(index) + " from GPU memory into shared memory: " + e.getMessage()));
             return;
         }
-        published.add(handle);
+        held.published(handle);
         writer.write(new ShmBlockResponse(request.requestId(), index, handle.toBytes()));
     }
 
@@ -384,7 +373,7 @@ public final class TcpBlockServer
      * request or the connection's close; by then the peer has mapped or copied it. Any other block
      * (spilled to disk, or staged from a GPU) is copied into a file of its own first.
      */
-    private void publishShm(FetchRequest request, int index, BlockBytes block, FrameWriter writer, List<ShmBlockHandle> published, List<BlockBytes> shared)
+    private void publishShm(FetchRequest request, int index, BlockBytes block, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         if (block.length() == 0) {
@@ -394,7 +383,7 @@ public final class TcpBlockServer
             return;
         }
         if (block.sharedAt().isPresent()) {
-            shared.add(block);
+            held.shared(block);
             writer.write(new ShmBlockResponse(request.requestId(), index, block.sharedAt().get().toBytes()));
             return;
         }
@@ -407,12 +396,12 @@ public final class TcpBlockServer
             writer.write(new FetchFailure(request.requestId(), index, "Cannot publish " + request.ref(index) + " in shared memory: " + e.getMessage()));
             return;
         }
-        published.add(handle);
+        held.published(handle);
         writer.write(new ShmBlockResponse(request.requestId(), index, handle.toBytes()));
     }
 
     /** NVLINK / PCIE_P2P: the borrowed block's IPC handle; a spilled block through shared memory (HOST_STAGED). */
-    private void answerIpc(FetchRequest request, FrameWriter writer, List<ShmBlockHandle> published, List<BlockBytes> shared, List<BlockLease> lent)
+    private void answerIpc(FetchRequest request, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
@@ -429,19 +418,19 @@ public final class TcpBlockServer
                     continue;
                 }
                 // Importers hold the exported memory through its IPC lease; ours keeps the block from spilling meanwhile.
-                lent.add(lease.get());
+                held.lent(lease.get());
                 writer.write(new IpcBlockResponse(request.requestId(), index, handle.toBytes()));
                 continue;
             }
             Optional<BlockBytes> block = openOrFail(request, index, writer);
             if (block.isPresent()) {
-                publishShm(request, index, block.get(), writer, published, shared);
+                publishShm(request, index, block.get(), writer, held);
             }
         }
     }
 
     /** GPUDIRECT_RDMA: the borrowed block's device memory registered with the NIC; a spilled block from host memory (RDMA_HOST_STAGED). */
-    private void answerGpuRdma(FetchRequest request, FrameWriter writer, List<VerbsBlocks.Exported> exported)
+    private void answerGpuRdma(FetchRequest request, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
@@ -456,13 +445,13 @@ public final class TcpBlockServer
                     writer.write(new FetchFailure(request.requestId(), index, "Cannot register the GPU memory of " + ref + " with " + verbs.deviceName() + ": " + e.getMessage()));
                     continue;
                 }
-                exported.add(export);
+                held.exported(export);
                 writer.write(new GpuRdmaBlockResponse(export.response()));
                 continue;
             }
             Optional<BlockBytes> block = openOrFail(request, index, writer);
             if (block.isPresent()) {
-                registerHost(request, index, block.get(), writer, exported);
+                registerHost(request, index, block.get(), writer, held);
             }
         }
     }
@@ -497,30 +486,18 @@ public final class TcpBlockServer
         return block;
     }
 
-    private static void closeAll(List<BlockBytes> blocks)
-    {
-        blocks.forEach(BlockBytes::close);
-        blocks.clear();
-    }
-
-    private static void returnLeases(List<BlockLease> lent)
-    {
-        lent.forEach(BlockLease::close);
-        lent.clear();
-    }
-
-    private void answerRdma(FetchRequest request, FrameWriter writer, List<VerbsBlocks.Exported> exported)
+    private void answerRdma(FetchRequest request, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
             Optional<BlockBytes> block = openOrFail(request, index, writer);
             if (block.isPresent()) {
-                registerHost(request, index, block.get(), writer, exported);
+                registerHost(request, index, block.get(), writer, held);
             }
         }
     }
 
-    private void registerHost(FetchRequest request, int index, BlockBytes block, FrameWriter writer, List<VerbsBlocks.Exported> exported)
+    private void registerHost(FetchRequest request, int index, BlockBytes block, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         VerbsBlocks.Exported export;
@@ -531,27 +508,8 @@ public final class TcpBlockServer
             writer.write(new FetchFailure(request.requestId(), index, "Cannot register " + request.ref(index) + " with " + verbs.deviceName() + ": " + e.getMessage()));
             return;
         }
-        exported.add(export);
+        held.exported(export);
         writer.write(export.response());
-    }
-
-    private static void deregister(List<VerbsBlocks.Exported> exported)
-    {
-        exported.forEach(VerbsBlocks.Exported::close);
-        exported.clear();
-    }
-
-    private void release(List<ShmBlockHandle> published)
-    {
-        for (ShmBlockHandle handle : published) {
-            try {
-                shmWriter.release(handle);
-            }
-            catch (RuntimeException e) {
-                LOG.debug("Releasing shared-memory block {}: {}", handle.fileName(), e.getMessage());
-            }
-        }
-        published.clear();
     }
 
     private void answer(FetchRequest request, FrameWriter writer)

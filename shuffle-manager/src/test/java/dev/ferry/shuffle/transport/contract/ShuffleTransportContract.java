@@ -20,6 +20,7 @@ import dev.ferry.shuffle.transport.ShuffleTransport;
 import dev.ferry.topology.route.Route;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import dev.ferry.transport.TestBytes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -322,7 +323,7 @@ public abstract class ShuffleTransportContract
         assertTrue(wire.length > blockBytes, "the blocks crossed the sockets (" + wire.length + " bytes for " + blockBytes + " of blocks)");
         for (ShuffleBlockRef ref : refs) {
             for (byte[] run : runs(expected.get(ref))) {
-                assertEquals(-1, indexOf(wire, run), "plaintext of " + ref + " on the wire");
+                assertEquals(-1, TestBytes.indexOf(wire, run), "plaintext of " + ref + " on the wire");
             }
         }
         if (route() == Route.TCP) {
@@ -330,7 +331,7 @@ public abstract class ShuffleTransportContract
             try (FetchedBlocks fetched = plain.reader().fetch(plain.peer(), List.of(ContractBlocks.SMALL), allocator)) {
                 assertEquals(1, fetched.blocks().size());
             }
-            assertTrue(indexOf(plain.captured(), runs(expected.get(ContractBlocks.SMALL)).get(0)) >= 0, "without encryption the capture sees the block");
+            assertTrue(TestBytes.indexOf(plain.captured(), runs(expected.get(ContractBlocks.SMALL)).get(0)) >= 0, "without encryption the capture sees the block");
         }
     }
 
@@ -344,20 +345,6 @@ public abstract class ShuffleTransportContract
             }
         }
         return runs;
-    }
-
-    private static int indexOf(byte[] haystack, byte[] needle)
-    {
-        outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 
     @Test
