@@ -41,6 +41,7 @@ class TestRouteMessages
         assertEquals(ShmFetchRequest.of(5, refs), reader.read());
         ShmBlockResponse shm = (ShmBlockResponse) reader.read();
         assertEquals(handle, shm.shmHandle());
+        assertEquals(new ShmBlockResponse(5, 0, handle.toBytes()), shm, "messages compare by value, handle bytes included");
         assertEquals(RdmaFetchRequest.of(6, refs), reader.read());
         assertEquals(rdma, reader.read());
     }
@@ -63,6 +64,7 @@ class TestRouteMessages
         assertEquals(IpcFetchRequest.of(7, refs), reader.read());
         IpcBlockResponse ipc = (IpcBlockResponse) reader.read();
         assertEquals(handle, ipc.ipcHandle());
+        assertEquals(new IpcBlockResponse(7, 0, handle.toBytes()), ipc, "messages compare by value, handle bytes included");
         assertEquals(GpuRdmaFetchRequest.of(8, refs), reader.read());
         GpuRdmaBlockResponse gpu = (GpuRdmaBlockResponse) reader.read();
         assertEquals(rdma, gpu.location());
