@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
@@ -22,9 +21,7 @@ import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
-import dev.ferry.shuffle.transport.tcp.TcpAuth;
 import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
-import dev.ferry.transport.auth.SparkAuthSettings;
 import dev.ferry.transport.local.ShmBlockWriter;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;

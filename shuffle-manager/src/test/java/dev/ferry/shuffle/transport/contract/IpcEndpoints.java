@@ -26,7 +26,6 @@ import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
 import dev.ferry.transport.ChildProcess;
-import dev.ferry.transport.auth.SparkAuthSettings;
 import dev.ferry.transport.local.DeviceBlockReader;
 import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockReader;

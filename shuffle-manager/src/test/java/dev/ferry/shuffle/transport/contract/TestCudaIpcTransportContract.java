@@ -1,7 +1,6 @@
 package dev.ferry.shuffle.transport.contract;
 
 import java.util.EnumSet;
-import java.util.Optional;
 import java.util.Set;
 
 import dev.ferry.device.cuda.CudaAvailability;
