@@ -29,7 +29,7 @@ import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
-import dev.ferry.shuffle.transport.routing.RouteChoice;
+import dev.ferry.shuffle.transport.routing.PeerRoute;
 import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
 import dev.ferry.shuffle.transport.tcp.TcpAuth;
 import dev.ferry.transport.auth.SparkAuthSettings;
@@ -222,7 +222,7 @@ final class RouteEndpoints
         return new StoredBlock(ref.shuffleId(), ref.mapId(), ref.reduceId(), 0, ref.mapId());
     }
 
-    RouteChoice choice()
+    PeerRoute choice()
     {
         return reader.choose(peer);
     }

@@ -82,7 +82,7 @@ public final class RoutingShuffleTransport
     private final PeerRouteLog log;
     private final Optional<DeviceLanding> device;
     private final Optional<DeviceBlockReader> deviceReader;
-    private final Map<String, RouteChoice> choices = new ConcurrentHashMap<>();
+    private final Map<String, PeerRoute> choices = new ConcurrentHashMap<>();
     private final SparkCryptoSettings crypto;
     /** Routes whose blocks a one-sided READ carries outside the (encrypted) stream. */
     private static final Set<Route> ONE_SIDED = EnumSet.of(Route.RDMA, Route.RDMA_HOST_STAGED, Route.GPUDIRECT_RDMA);
@@ -146,24 +146,24 @@ public final class RoutingShuffleTransport
     }
 
     /** The route to {@code peer}, decided on first use and then kept (a peer's place and store do not change). */
-    public RouteChoice choose(PeerAddress peer)
+    public PeerRoute choose(PeerAddress peer)
     {
         return choices.computeIfAbsent(peer.executorId() + "@" + peer.topologyInfo(), ignored -> {
-            RouteChoice choice = decide(peer);
+            PeerRoute choice = decide(peer);
             log.record("executor " + peer.executorId(), choice.carrier(), choice.reason());
             return choice;
         });
     }
 
-    private RouteChoice decide(PeerAddress peer)
+    private PeerRoute decide(PeerAddress peer)
     {
         Optional<ExecutorPlace> place = PeerEndpoints.place(peer.topologyInfo());
         if (place.isEmpty()) {
-            return new RouteChoice(Route.TCP, Route.TCP, "peer announced no place in the topology");
+            return new PeerRoute(Route.TCP, Route.TCP, "peer announced no place in the topology");
         }
         Optional<NodeTopology> peerNode = cluster.node(place.get().node());
         if (peerNode.isEmpty()) {
-            return new RouteChoice(Route.TCP, Route.TCP, "peer's node " + place.get().node() + " is not in topology " + cluster.name());
+            return new PeerRoute(Route.TCP, Route.TCP, "peer's node " + place.get().node() + " is not in topology " + cluster.name());
         }
         NodeTopology localNode = cluster.node(self.node()).orElseThrow();
         boolean sameNode = peerNode.get().hostname().equals(localNode.hostname());
@@ -223,14 +223,14 @@ public final class RoutingShuffleTransport
                     + (crypto.networkCrypto() ? ", encrypted" : "");
             carrier = Route.TCP;
         }
-        return new RouteChoice(decided, carrier, reason);
+        return new PeerRoute(decided, carrier, reason);
     }
 
     @Override
     public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator)
             throws IOException
     {
-        RouteChoice choice = choose(peer);
+        PeerRoute choice = choose(peer);
         Route carrier = choice.carrier();
         if (carrier == Route.HOST_SHM) {
             // ShmBlockReader counts each block on HOST_SHM itself.

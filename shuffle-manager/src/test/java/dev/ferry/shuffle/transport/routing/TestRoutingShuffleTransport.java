@@ -134,20 +134,20 @@ class TestRoutingShuffleTransport
         String nodeA = dgx.nodes().get(0).hostname();
         String nodeB = dgx.nodes().get(1).hostname();
         try (RoutingShuffleTransport routing = transport(dgx, place(nodeA, "GPU0"), Optional.empty(), counters)) {
-            RouteChoice sameNodeHost = routing.choose(peer("1", 1000, place(nodeA, "GPU1"), false));
+            PeerRoute sameNodeHost = routing.choose(peer("1", 1000, place(nodeA, "GPU1"), false));
             assertEquals(Route.HOST_SHM, sameNodeHost.decided());
             assertEquals(Route.HOST_SHM, sameNodeHost.carrier());
-            RouteChoice sameNodeDevice = routing.choose(peer("2", 1001, place(nodeA, "GPU1"), true));
+            PeerRoute sameNodeDevice = routing.choose(peer("2", 1001, place(nodeA, "GPU1"), true));
             assertEquals(Route.NVLINK, sameNodeDevice.decided(), sameNodeDevice.reason());
             assertEquals(Route.HOST_STAGED, sameNodeDevice.carrier(), "no device runtime here to open NVLink IPC handles with: staged through host memory");
             assertTrue(sameNodeDevice.reason().contains("no device runtime"), sameNodeDevice.reason());
-            RouteChoice crossNodeDevice = routing.choose(peer("3", 1002, place(nodeB, "GPU0"), true));
+            PeerRoute crossNodeDevice = routing.choose(peer("3", 1002, place(nodeB, "GPU0"), true));
             assertEquals(Route.GPUDIRECT_RDMA, crossNodeDevice.decided(), crossNodeDevice.reason());
             assertEquals(Route.TCP, crossNodeDevice.carrier(), "no verbs layer here");
             assertTrue(crossNodeDevice.reason().contains("no verbs layer"), crossNodeDevice.reason());
-            RouteChoice crossNodeHost = routing.choose(peer("4", 1003, place(nodeB, "GPU1"), false));
+            PeerRoute crossNodeHost = routing.choose(peer("4", 1003, place(nodeB, "GPU1"), false));
             assertEquals(Route.RDMA, crossNodeHost.decided(), crossNodeHost.reason());
-            RouteChoice unknown = routing.choose(new PeerAddress("5", "localhost", 1004));
+            PeerRoute unknown = routing.choose(new PeerAddress("5", "localhost", 1004));
             assertEquals(Route.TCP, unknown.carrier());
         }
     }
@@ -255,7 +255,7 @@ class TestRoutingShuffleTransport
                             new TcpShuffleTransport(10_000, 16 << 20), shmDirectory, new ShmBlockReader(shmDirectory, counters), Optional.of(clientNic), "",
                             counters, new PeerRouteLog(), Optional.of(new DeviceLanding(runtime, readerPool)), 64L << 20)) {
                 PeerAddress peer = peer("7", server.port(), place(nodeB, "GPU0"), true);
-                RouteChoice choice = routing.choose(peer);
+                PeerRoute choice = routing.choose(peer);
                 assertEquals(Route.GPUDIRECT_RDMA, choice.carrier(), choice.reason());
                 List<ShuffleBlockRef> refs = List.of(residentRef, spilledRef);
                 try (FetchedBlocks fetched = routing.fetch(peer, refs, allocator)) {
