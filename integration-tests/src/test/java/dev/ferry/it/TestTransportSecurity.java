@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.transport.FetchedBlocks;
@@ -110,7 +111,31 @@ class TestTransportSecurity
             }
         }
         assertEquals(3, spark.sparkContext().statusTracker().getExecutorInfos().length, "both executors are alive");
+        // Five refused strangers from one host: one line in the executors' logs.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        long lines = handshakeFailureLines();
+        while (lines < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            lines = handshakeFailureLines();
+        }
+        assertEquals(1, lines, "one log line for the refused peer");
         QueryComparison.assertSameAsSpark(spark, query, false);
+    }
+
+    /** Lines of HandshakeFailures in this application's executor logs (local-cluster writes them under SPARK_HOME/work). */
+    private long handshakeFailureLines()
+            throws java.io.IOException
+    {
+        java.nio.file.Path work = java.nio.file.Path.of(System.getenv("SPARK_HOME"), "work", spark.sparkContext().applicationId());
+        long lines = 0;
+        try (var executors = java.nio.file.Files.list(work)) {
+            for (java.nio.file.Path stderr : executors.map(executor -> executor.resolve("stderr")).filter(java.nio.file.Files::exists).toList()) {
+                try (var log = java.nio.file.Files.lines(stderr, StandardCharsets.ISO_8859_1)) {
+                    lines += log.filter(line -> line.contains("HandshakeFailures")).count();
+                }
+            }
+        }
+        return lines;
     }
 
     private TcpAuth auth(String secret)
