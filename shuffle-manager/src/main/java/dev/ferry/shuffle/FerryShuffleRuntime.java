@@ -152,9 +152,15 @@ public final class FerryShuffleRuntime
             MapOutputStore served = store;
             // As Spark's block transfer service: bound to the executor's own address, not every interface.
             InetAddress bindAddress = InetAddress.getByName(blockManager.shuffleServerId().host());
-            BlockServer server = new TcpBlockServer(block -> served.open(block.shuffleId(), block.mapId(), block.reduceId()), bindAddress,
-                    ShuffleConfigKeys.TCP_PORT.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config), shmWriter, verbs, auth, deviceBlocks,
-                    TransportConfigKeys.SERVER_MAX_CONNECTIONS.get(config));
+            BlockServer server = TcpBlockServer.builder(block -> served.open(block.shuffleId(), block.mapId(), block.reduceId()))
+                    .bind(bindAddress, ShuffleConfigKeys.TCP_PORT.get(config))
+                    .maxFrameBytes(ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config))
+                    .sharedMemory(shmWriter)
+                    .verbs(verbs)
+                    .auth(auth)
+                    .deviceBlocks(deviceBlocks)
+                    .maxConnections(TransportConfigKeys.SERVER_MAX_CONNECTIONS.get(config))
+                    .start();
             BlockManagerId location = topology.isPresent()
                     ? PeerEndpoints.withEndpoints(blockManager.shuffleServerId(), server.port(), topology.map(ExecutorTopology.Known::place),
                             store instanceof DeviceTieredMapOutputStore)

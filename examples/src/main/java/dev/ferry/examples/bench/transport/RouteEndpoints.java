@@ -167,8 +167,8 @@ final class RouteEndpoints
         }
         else {
             ShmBlockWriter writer = new ShmBlockWriter(shm, TransportConfigKeys.SHM_STAGING_BYTES.defaultValue());
-            TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, maxFrameBytes, writer, serverNic,
-                    auth, devicePath);
+            TcpBlockServer server = TcpBlockServer.builder(source).bind(InetAddress.getLoopbackAddress(), 0)
+                    .maxFrameBytes(maxFrameBytes).sharedMemory(writer).verbs(serverNic).auth(auth).deviceBlocks(devicePath).start();
             resources.add(0, writer);
             resources.add(0, server);
             port = server.port();

@@ -103,50 +103,107 @@ public final class TcpBlockServer
     private static final ThreadLocal<ByteBuffer> STAGING = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(STAGING_BYTES));
     private volatile boolean closed;
 
-    /** Binds at once ({@code port} 0: any free port) on {@code bindAddress}, null meaning every interface. */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes)
-            throws IOException
+    /** A server of {@code source}'s blocks, configured by the builder and bound by {@link Builder#start}. */
+    public static Builder builder(BlockSource source)
     {
-        this(source, bindAddress, port, maxFrameBytes, null);
-    }
-
-    /** As above; {@code shmWriter} (nullable) serves same-node peers' HOST_SHM requests. */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter)
-            throws IOException
-    {
-        this(source, bindAddress, port, maxFrameBytes, shmWriter, null);
-    }
-
-    /** As above; {@code verbs} (nullable) registers blocks for other nodes' RDMA READs. */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs)
-            throws IOException
-    {
-        this(source, bindAddress, port, maxFrameBytes, shmWriter, verbs, TcpAuth.none());
-    }
-
-    /** As above; with {@code auth} enabled, a connection is served only after its peer proved it holds Spark's shared secret. */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs, TcpAuth auth)
-            throws IOException
-    {
-        this(source, bindAddress, port, maxFrameBytes, shmWriter, verbs, auth, null);
-    }
-
-    /** As above; {@code deviceBlocks} (nullable) lends GPU-resident blocks for the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes. */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs, TcpAuth auth,
-            DeviceBlockSource deviceBlocks)
-            throws IOException
-    {
-        this(source, bindAddress, port, maxFrameBytes, shmWriter, verbs, auth, deviceBlocks, TransportConfigKeys.SERVER_MAX_CONNECTIONS.defaultValue());
+        return new Builder(source);
     }
 
     /**
-     * As above; at most {@code maxConnections} connections are open at once (each has a thread):
-     * one more is closed as soon as it is accepted, counted and logged (throttled).
+     * What a block server serves and how. Required: {@link #bind} and {@link #maxFrameBytes}; the
+     * routes beyond TCP are on where their part is given (shared memory: HOST_SHM/HOST_STAGED, and
+     * with device blocks NVLINK/PCIE_P2P; a NIC: RDMA, and with device blocks GPUDIRECT_RDMA).
      */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs, TcpAuth auth,
-            DeviceBlockSource deviceBlocks, int maxConnections)
+    public static final class Builder
+    {
+        private final BlockSource source;
+        private InetAddress bindAddress;
+        private int port = -1;
+        private long maxFrameBytes = -1;
+        private ShmBlockWriter shmWriter;
+        private VerbsBlocks verbs;
+        private TcpAuth auth = TcpAuth.none();
+        private DeviceBlockSource deviceBlocks;
+        private int maxConnections = TransportConfigKeys.SERVER_MAX_CONNECTIONS.defaultValue();
+
+        private Builder(BlockSource source)
+        {
+            this.source = requireNonNull(source, "source is null");
+        }
+
+        /** Where to listen ({@code port} 0: any free port); an executor binds its own address, as Spark's block transfer service does. */
+        public Builder bind(InetAddress address, int port)
+        {
+            this.bindAddress = requireNonNull(address, "address is null");
+            this.port = port;
+            return this;
+        }
+
+        /** The longest block frame this server sends (its readers' limit). */
+        public Builder maxFrameBytes(long bytes)
+        {
+            this.maxFrameBytes = bytes;
+            return this;
+        }
+
+        /** Same-node peers' HOST_SHM / HOST_STAGED requests (null: none). */
+        public Builder sharedMemory(ShmBlockWriter writer)
+        {
+            this.shmWriter = writer;
+            return this;
+        }
+
+        /** Other nodes' RDMA READs of blocks registered with this NIC (null: none). */
+        public Builder verbs(VerbsBlocks nic)
+        {
+            this.verbs = nic;
+            return this;
+        }
+
+        /** With authentication enabled, a connection is served only after its peer proved it holds Spark's shared secret. */
+        public Builder auth(TcpAuth auth)
+        {
+            this.auth = requireNonNull(auth, "auth is null");
+            return this;
+        }
+
+        /** GPU-resident blocks lent for the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes (null: none). */
+        public Builder deviceBlocks(DeviceBlockSource blocks)
+        {
+            this.deviceBlocks = blocks;
+            return this;
+        }
+
+        /** Connections open at once (each has a thread); one more is closed as soon as it is accepted, counted and logged (throttled). */
+        public Builder maxConnections(int connections)
+        {
+            this.maxConnections = connections;
+            return this;
+        }
+
+        /** Binds at once and starts accepting. */
+        public TcpBlockServer start()
+                throws IOException
+        {
+            if (bindAddress == null || maxFrameBytes < 0) {
+                throw new IllegalStateException("A block server needs bind() and maxFrameBytes()");
+            }
+            return new TcpBlockServer(this);
+        }
+    }
+
+    private TcpBlockServer(Builder builder)
             throws IOException
     {
+        BlockSource source = builder.source;
+        InetAddress bindAddress = builder.bindAddress;
+        int port = builder.port;
+        long maxFrameBytes = builder.maxFrameBytes;
+        ShmBlockWriter shmWriter = builder.shmWriter;
+        VerbsBlocks verbs = builder.verbs;
+        TcpAuth auth = builder.auth;
+        DeviceBlockSource deviceBlocks = builder.deviceBlocks;
+        int maxConnections = builder.maxConnections;
         if (maxConnections <= 0) {
             throw new IllegalArgumentException(TransportConfigKeys.SERVER_MAX_CONNECTIONS.name() + " must be positive: " + maxConnections);
         }
@@ -177,7 +234,7 @@ public final class TcpBlockServer
             socket.close();
             threads.shutdownNow();
             deadlines.shutdownNow();
-            throw new IOException("Cannot bind the Ferry block server to " + (bindAddress == null ? "*" : bindAddress.getHostAddress()) + ":" + port + ": " + e.getMessage(), e);
+            throw new IOException("Cannot bind the Ferry block server to " + bindAddress.getHostAddress() + ":" + port + ": " + e.getMessage(), e);
         }
         this.serverSocket = socket;
         threads.execute(this::acceptLoop);

@@ -78,8 +78,8 @@ public final class IpcContractServer
         };
         ContractSecurity security = new ContractSecurity(secret, Boolean.parseBoolean(args[2]));
         ShmBlockWriter writer = new ShmBlockWriter(shm, 64L << 20);
-        TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, 16 << 20, security.encrypt() ? null : writer, null, security.tcpAuth(),
-                device);
+        TcpBlockServer server = TcpBlockServer.builder(source).bind(InetAddress.getLoopbackAddress(), 0)
+                .maxFrameBytes(16 << 20).sharedMemory(security.encrypt() ? null : writer).auth(security.tcpAuth()).deviceBlocks(device).start();
         System.out.println("LISTEN " + server.port());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;

@@ -161,8 +161,12 @@ final class RoutedEndpoints
         serverNicDevice = wiring.nics() == null ? null : wiring.nics().open("contract_server");
         serverNic = serverNicDevice == null ? null : new VerbsBlocks(serverNicDevice, VERBS, 256 << 10, Duration.ofSeconds(20));
         // As FerryShuffleRuntime wires a server: no shared memory under spark.io.encryption.enabled, no NIC under spark.network.crypto.enabled.
-        server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, 16 << 20, security.crypto().ioEncryption() ? null : shmWriter,
-                security.crypto().networkCrypto() ? null : serverNic, security.tcpAuth(), devicePath);
+        server = TcpBlockServer.builder(source).bind(InetAddress.getLoopbackAddress(), 0).maxFrameBytes(16 << 20)
+                .sharedMemory(security.crypto().ioEncryption() ? null : shmWriter)
+                .verbs(security.crypto().networkCrypto() ? null : serverNic)
+                .auth(security.tcpAuth())
+                .deviceBlocks(devicePath)
+                .start();
         proxy = wiring.proxyFault() == ContractFault.NONE ? null : new FaultyProxy(server.port(), wiring.proxyFault(), wiring.proxyTriggerAt());
         int port = proxy == null ? server.port() : proxy.port();
         BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply("peer-1", "localhost", 7000, scala.Option.empty()), port,

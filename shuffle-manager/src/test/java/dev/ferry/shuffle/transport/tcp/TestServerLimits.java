@@ -35,11 +35,11 @@ class TestServerLimits
     private static TcpBlockServer server(BufferAllocator allocator, TcpAuth auth, int maxConnections)
             throws Exception
     {
-        return new TcpBlockServer(ref -> {
+        return TcpBlockServer.builder(ref -> {
             ArrowBuf buffer = allocator.buffer(4);
             buffer.setInt(0, 42);
             return Optional.of(new BlockBytes(buffer, 4));
-        }, InetAddress.getLoopbackAddress(), 0, 1 << 20, null, null, auth, null, maxConnections);
+        }).bind(InetAddress.getLoopbackAddress(), 0).maxFrameBytes(1 << 20).auth(auth).maxConnections(maxConnections).start();
     }
 
     /** Bytes read before the server closed the connection (-1 if it did not close within 10 s). */
