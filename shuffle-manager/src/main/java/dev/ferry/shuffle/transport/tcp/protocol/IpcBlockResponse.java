@@ -53,13 +53,13 @@ public record IpcBlockResponse(long requestId, int index, byte[] handle)
     @Override
     public boolean equals(Object other)
     {
-        return other instanceof IpcBlockResponse that && requestId == that.requestId && index == that.index && java.util.Arrays.equals(handle, that.handle);
+        return other instanceof IpcBlockResponse that && BlockHandleCodec.sameResponse(requestId, index, handle, that.requestId, that.index, that.handle);
     }
 
     @Override
     public int hashCode()
     {
-        return (Long.hashCode(requestId) * 31 + index) * 31 + java.util.Arrays.hashCode(handle);
+        return BlockHandleCodec.responseHash(requestId, index, handle);
     }
 
     @Override
