@@ -1,5 +1,6 @@
 package dev.ferry.it;
 
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.spark.sql.SparkSession;
@@ -37,7 +38,16 @@ final class FerrySessions
     static SparkSession localCluster()
             throws InterruptedException
     {
-        SparkSession spark = builder("local-cluster[2,1,1024]")
+        return localCluster(Map.of());
+    }
+
+    /** As {@link #localCluster()}, with {@code settings} on top (Spark's security settings, say). */
+    static SparkSession localCluster(Map<String, String> settings)
+            throws InterruptedException
+    {
+        SparkSession.Builder builder = builder("local-cluster[2,1,1024]");
+        settings.forEach(builder::config);
+        SparkSession spark = builder
                 .config("spark.plugins", "dev.ferry.FerryPlugin")
                 .config("spark.executor.memory", "768m")
                 .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")

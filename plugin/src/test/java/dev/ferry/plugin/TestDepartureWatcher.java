@@ -89,11 +89,11 @@ class TestDepartureWatcher
     {
         DepartureLog log = new DepartureLog();
         try (BufferAllocator allocator = new RootAllocator();
-                TcpBlockServer server = new TcpBlockServer(ref -> {
+                TcpBlockServer server = TcpBlockServer.builder(ref -> {
                     ArrowBuf buffer = allocator.buffer(100);
                     buffer.setZero(0, 100);
                     return Optional.of(new BlockBytes(buffer, 100));
-                }, InetAddress.getLoopbackAddress(), 0, 1 << 20);
+                }).bind(InetAddress.getLoopbackAddress(), 0).maxFrameBytes(1 << 20).start();
                 TcpShuffleTransport transport = new TcpShuffleTransport(10_000, 1 << 20)) {
             PeerAddress peer = new PeerAddress("1", "localhost", server.port());
             try (FetchedBlocks fetched = transport.fetch(peer, List.of(new ShuffleBlockRef(1, 1, 0)), allocator)) {

@@ -3,6 +3,7 @@ package dev.ferry.shuffle;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,6 +12,8 @@ import java.util.Comparator;
 import java.util.Optional;
 import java.util.stream.Stream;
 
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.pool.BlockLease;
@@ -30,6 +33,7 @@ import dev.ferry.shuffle.transport.tcp.FetchLimits;
 import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
 import dev.ferry.transport.auth.AuthBootstrap;
 import dev.ferry.transport.auth.SparkAuthSettings;
+import dev.ferry.transport.crypto.SparkCryptoSettings;
 import dev.ferry.topology.model.Nic;
 import dev.ferry.topology.model.NodeTopology;
 import dev.ferry.topology.model.Presence;
@@ -107,8 +111,11 @@ public final class FerryShuffleRuntime
         try {
             Optional<ExecutorTopology.Known> topology = ExecutorTopology.current();
             // With a topology, same-node peers read over HOST_SHM: keep host map outputs in shared memory from the start.
-            store = MapOutputStores.create(config, allocator, localDirectory, topology.map(known -> ShmNames.directory(config)));
-            TcpAuth auth = auth(env, config);
+            // With spark.io.encryption.enabled nothing is left in shared memory (same-node peers fetch over TCP).
+            store = MapOutputStores.create(config, allocator, localDirectory,
+                    topology.filter(known -> !SparkCryptoSettings.from(config).ioEncryption()).map(known -> ShmNames.directory(config)));
+            SparkCryptoSettings crypto = SparkCryptoSettings.from(config);
+            TcpAuth auth = auth(env, config, crypto);
             TcpShuffleTransport stream = new TcpShuffleTransport(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config), auth,
                     FetchLimits.from(config));
             transport = stream;
@@ -117,10 +124,20 @@ public final class FerryShuffleRuntime
             DeviceBlockSource deviceBlocks = null;
             if (topology.isPresent()) {
                 Path shmDirectory = ShmNames.directory(config);
-                shmWriter = new ShmBlockWriter(shmDirectory, TransportConfigKeys.SHM_STAGING_BYTES.get(config));
+                // A replacement executor cleans up after the one it replaces (killed with its blocks published), whatever its store.
+                ShmNames.sweepOrphans(shmDirectory);
+                // With spark.io.encryption.enabled this executor publishes nothing in shared memory (peers fetch over TCP).
+                shmWriter = crypto.ioEncryption() ? null : new ShmBlockWriter(shmDirectory, TransportConfigKeys.SHM_STAGING_BYTES.get(config));
                 RoutePolicy policy = new RoutePolicy(RoutePolicyConfig.from(config));
                 String[] noVerbsReason = new String[1];
-                verbs = openVerbs(config, topology.get(), policy, store, noVerbsReason);
+                if (crypto.networkCrypto()) {
+                    // One-sided READs would carry blocks outside the encrypted stream: no NIC is opened, peers fetch over TCP.
+                    noVerbsReason[0] = SparkCryptoSettings.NETWORK_CRYPTO + " is on and RDMA READs are not encrypted";
+                    LOG.info("Ferry shuffle RDMA routes are off: {}", noVerbsReason[0]);
+                }
+                else {
+                    verbs = openVerbs(config, topology.get(), policy, store, auth.enabled(), noVerbsReason);
+                }
                 Optional<DeviceLanding> device = Optional.empty();
                 if (store instanceof DeviceTieredMapOutputStore deviceStore) {
                     deviceBlocks = deviceBlocks(deviceStore);
@@ -130,16 +147,26 @@ public final class FerryShuffleRuntime
                 }
                 transport = new RoutingShuffleTransport(topology.get().cluster(), topology.get().place(), policy, stream, shmDirectory,
                         new ShmBlockReader(shmDirectory, ROUTE_COUNTERS), Optional.ofNullable(verbs), noVerbsReason[0] == null ? "" : noVerbsReason[0],
-                        ROUTE_COUNTERS, new PeerRouteLog(), device, TransportConfigKeys.HOST_LANDING_POOL_BYTES.get(config));
+                        ROUTE_COUNTERS, new PeerRouteLog(), device, TransportConfigKeys.HOST_LANDING_POOL_BYTES.get(config), crypto);
             }
             MapOutputStore served = store;
-            BlockServer server = new TcpBlockServer(block -> served.open(block.shuffleId(), block.mapId(), block.reduceId()), null,
-                    ShuffleConfigKeys.TCP_PORT.get(config), ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config), shmWriter, verbs, auth, deviceBlocks);
+            // As Spark's block transfer service: bound to the executor's own address, not every interface.
+            InetAddress bindAddress = InetAddress.getByName(blockManager.shuffleServerId().host());
+            BlockServer server = TcpBlockServer.builder(block -> served.open(block.shuffleId(), block.mapId(), block.reduceId()))
+                    .bind(bindAddress, ShuffleConfigKeys.TCP_PORT.get(config))
+                    .maxFrameBytes(ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config))
+                    .sharedMemory(shmWriter)
+                    .verbs(verbs)
+                    .auth(auth)
+                    .deviceBlocks(deviceBlocks)
+                    .maxConnections(TransportConfigKeys.SERVER_MAX_CONNECTIONS.get(config))
+                    .start();
             BlockManagerId location = topology.isPresent()
                     ? PeerEndpoints.withEndpoints(blockManager.shuffleServerId(), server.port(), topology.map(ExecutorTopology.Known::place),
                             store instanceof DeviceTieredMapOutputStore)
                     : PeerEndpoints.withTcpPort(blockManager.shuffleServerId(), server.port());
-            LOG.info("Ferry shuffle on executor {}: {} store, TCP block server on port {}{}", env.executorId(), store.name(), server.port(),
+            LOG.info("Ferry shuffle on executor {}: {} store, TCP block server on {}:{}{}{}", env.executorId(), store.name(), bindAddress.getHostAddress(), server.port(),
+                    auth.enabled() ? (auth.encrypt() ? ", authenticated and encrypted" : ", authenticated") : "",
                     topology.map(known -> ", routes by topology " + known.cluster().name() + " from " + known.place()).orElse(""));
             return new FerryShuffleRuntime(env.executorId(), location, allocator, store, transport, server, localDirectory,
                     ShuffleConfigKeys.MAX_BYTES_IN_FLIGHT.get(config));
@@ -155,14 +182,18 @@ public final class FerryShuffleRuntime
     }
 
     /** Spark's own authentication: on with {@code spark.authenticate}, with the secret Spark's SecurityManager holds (set in conf or handed to executors). */
-    private static TcpAuth auth(SparkEnv env, ConfigSource config)
+    private static TcpAuth auth(SparkEnv env, ConfigSource config, SparkCryptoSettings crypto)
     {
         SecurityManager security = env.securityManager();
         if (!security.isAuthenticationEnabled()) {
+            if (crypto.networkCrypto()) {
+                throw new FerryException(ErrorCategory.USER_ERROR, SparkCryptoSettings.NETWORK_CRYPTO + " is on but spark.authenticate is off: Ferry's block streams "
+                        + "are encrypted with keys their authentication derives, as Spark's are");
+            }
             return TcpAuth.none();
         }
         SparkAuthSettings settings = new SparkAuthSettings(true, env.conf().getAppId(), Optional.ofNullable(security.getSecretKey()));
-        return new TcpAuth(settings, AuthBootstrap.timeout(config));
+        return new TcpAuth(settings, AuthBootstrap.timeout(config), crypto.networkCrypto());
     }
 
     /** The device store's blocks, lent for the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes. */
@@ -185,7 +216,8 @@ public final class FerryShuffleRuntime
     }
 
     /** This executor's NIC for the RDMA routes, or null with the reason in {@code reason[0]}. */
-    private static VerbsBlocks openVerbs(ConfigSource config, ExecutorTopology.Known topology, RoutePolicy policy, MapOutputStore store, String[] reason)
+    private static VerbsBlocks openVerbs(ConfigSource config, ExecutorTopology.Known topology, RoutePolicy policy, MapOutputStore store, boolean authenticated,
+            String[] reason)
             throws IOException
     {
         NodeTopology node = topology.cluster().node(topology.place().node()).orElseThrow();
@@ -204,6 +236,13 @@ public final class FerryShuffleRuntime
         VerbsSettings settings = VerbsSettings.from(config);
         long chunk = TransportConfigKeys.RDMA_READ_CHUNK_BYTES.get(config);
         Duration timeout = Duration.ofMillis(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config));
+        if (!(selection.provider().get() instanceof SimulatedVerbsProvider) && authenticated) {
+            // A real NIC's listener would accept a queue pair from any peer (RDMA CM runs beside the authenticated TCP channel,
+            // not through it): with spark.authenticate on, no NIC is opened until connection setup is gated by the handshake.
+            reason[0] = selection.reason() + ", but spark.authenticate is on and RDMA connection setup is not yet gated by Ferry's handshake";
+            LOG.warn("Ferry shuffle RDMA routes fall back to TCP: {}", reason[0]);
+            return null;
+        }
         if (!(selection.provider().get() instanceof SimulatedVerbsProvider)) {
             // A real NIC is opened by one of its own addresses (RDMA CM), found from its interfaces in the topology.
             NicAddresses.Resolved address = NicAddresses.resolve(nic.get(), TransportConfigKeys.RDMA_ADDRESS.get(config), NicAddresses::systemInterfaceAddresses);

@@ -33,6 +33,9 @@ public final class TransportConfigKeys
             "BAR1 budget of each simulated GPU: how much device memory the simulated NIC can pin for GPUDirect RDMA.");
     public static final ConfigKey<Integer> AUTH_TIMEOUT_MILLIS = ConfigKey.integer("spark.ferry.transport.auth.timeoutMillis", 30000,
             "How long a peer has to complete authentication (when spark.authenticate is on) before the connection is dropped.");
+    public static final ConfigKey<Integer> SERVER_MAX_CONNECTIONS = ConfigKey.integer("spark.ferry.transport.server.maxConnections", 256,
+            "Connections an executor's Ferry block server keeps open at once (each is served by its own thread); one more is closed as soon as it is accepted, "
+                    + "counted and logged (once per peer host per minute). Readers open at most spark.ferry.transport.maxConnectionsPerPeer each.");
     public static final ConfigKey<String> SHM_DIR = ConfigKey.string("spark.ferry.transport.shm.dir", "/dev/shm",
             "Directory of HOST_SHM block files (0600, unguessable names); java.io.tmpdir when absent.");
     public static final ConfigKey<Long> SHM_STAGING_BYTES = ConfigKey.bytes("spark.ferry.transport.shm.stagingBytes", "256m",
@@ -65,7 +68,7 @@ public final class TransportConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(VERBS, RDMA_ADDRESS, RDMA_CONNECT_TIMEOUT_MILLIS, RDMA_QUEUE_DEPTH, RDMA_MAX_OUTSTANDING_READS, RDMA_CQ_SIZE, RDMA_MAX_REGION_BYTES,
-                RDMA_READ_CHUNK_BYTES, SIMULATED_PEERMEM, SIMULATED_BAR1_BYTES, AUTH_TIMEOUT_MILLIS, SHM_DIR, SHM_STAGING_BYTES, HOST_LANDING_POOL_BYTES, CONNECT_MAX_RETRIES,
+                RDMA_READ_CHUNK_BYTES, SIMULATED_PEERMEM, SIMULATED_BAR1_BYTES, AUTH_TIMEOUT_MILLIS, SERVER_MAX_CONNECTIONS, SHM_DIR, SHM_STAGING_BYTES, HOST_LANDING_POOL_BYTES, CONNECT_MAX_RETRIES,
                 CONNECT_RETRY_WAIT_MILLIS, MAX_CONNECTIONS_PER_PEER, TEST_FAULT_INJECTION, TEST_FAULT_ONCE_FILE);
     }
 }

@@ -27,4 +27,19 @@ public final class TestBytes
         copy.get(bytes);
         return bytes;
     }
+
+    /** Where {@code needle} first occurs in {@code haystack}, or -1 (to look for plaintext in captured bytes). */
+    public static int indexOf(byte[] haystack, byte[] needle)
+    {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
 }

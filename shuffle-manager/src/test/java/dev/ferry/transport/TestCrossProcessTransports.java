@@ -79,7 +79,7 @@ class TestCrossProcessTransports
                 VerbsDevice device = new SimulatedVerbsProvider(new SimulatedNicOptions(true, 1 << 20, false, CmFault.NONE))
                         .openLoopbackDevice("sim_mlx5_1", TransportChild.VERBS_SETTINGS)) {
             int port = Integer.parseInt(child.expect("LISTEN"));
-            FrameReader frames = new FrameReader(new ByteArrayInputStream(Base64.getDecoder().decode(child.expect("LOCATIONS"))), 1 << 20);
+            FrameReader frames = new FrameReader(new ByteArrayInputStream(Base64.getDecoder().decode(child.expect("LOCATIONS"))), 1 << 20, dev.ferry.shuffle.transport.tcp.protocol.MessageType.RESPONSES);
             GpuRdmaBlockResponse response = assertInstanceOf(GpuRdmaBlockResponse.class, frames.read(), "the block lives on the serving GPU");
             RdmaBlockResponse location = response.location();
             assertEquals(length, location.length());

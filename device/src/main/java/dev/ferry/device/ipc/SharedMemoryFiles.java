@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFileAttributes;
@@ -48,6 +49,44 @@ public final class SharedMemoryFiles
         catch (IOException | UnsupportedOperationException e) {
             throw new FerryException(ErrorCategory.EXTERNAL, "Cannot create shared-memory file " + path + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * {@code file} (a path that came from a peer, in an IPC handle) if it names a file of this
+     * process's kind directly inside {@code directory} ({@code names}), a regular file (not a link)
+     * owned by this user and readable by no one else; otherwise a {@link FerryException} saying
+     * which check failed. A handle therefore cannot make this process map another file.
+     */
+    public static Path checkPeerFile(Path directory, String file, Pattern names)
+    {
+        Path path = Paths.get(file).normalize();
+        Path parent = path.getParent();
+        String name = path.getFileName() == null ? "" : path.getFileName().toString();
+        if (parent == null || !parent.equals(directory.toAbsolutePath().normalize()) || !names.matcher(name).matches()) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Refusing shared-memory file " + file + ": not a Ferry file directly in " + directory);
+        }
+        PosixFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        }
+        catch (NoSuchFileException e) {
+            // Gone (its exporter released it): nothing can be mapped; the caller says so in its own terms.
+            return path;
+        }
+        catch (IOException e) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open shared-memory file " + file + ": " + e, e);
+        }
+        if (!attributes.isRegularFile()) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Refusing shared-memory file " + file + ": not a regular file");
+        }
+        if (!attributes.owner().getName().equals(System.getProperty("user.name"))) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Refusing shared-memory file " + file + ": owned by " + attributes.owner().getName() + ", not this user");
+        }
+        String mode = PosixFilePermissions.toString(attributes.permissions());
+        if (!mode.substring(3).equals("------")) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Refusing shared-memory file " + file + ": mode " + mode + " lets other users read or write it");
+        }
+        return path;
     }
 
     /**

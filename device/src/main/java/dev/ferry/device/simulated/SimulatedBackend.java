@@ -32,7 +32,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -53,6 +52,8 @@ public final class SimulatedBackend
     private final Path sharedDirectory;
     /** Files this backend makes: simulated GPU memory and IPC leases, each named with its creator's pid. */
     private static final Pattern ORPHANS = Pattern.compile("(?:ferry-sim-gpu[0-9]{1,2}|ferry-ipc-lease)-(?<pid>[0-9]{1,10})-[0-9a-f]{32}");
+    /** The files an IPC handle may name: the same kinds. */
+    private static final Pattern IPC_FILES = ORPHANS;
 
     private final boolean peerAccess;
     private final CopyShaper shaper;
@@ -164,7 +165,10 @@ public final class SimulatedBackend
         catch (IOException e) {
             throw new FerryException(ErrorCategory.USER_ERROR, "Malformed simulated IPC payload in " + handle, e);
         }
-        IpcImportLease lease = IpcImportLease.acquire(Paths.get(handle.leasePath()), handle.toString());
+        // Both paths came off the wire: only this backend's own files in its shared directory, this user's and private, are mapped.
+        Path leasePath = SharedMemoryFiles.checkPeerFile(sharedDirectory, handle.leasePath(), IPC_FILES);
+        Path arenaPath = SharedMemoryFiles.checkPeerFile(sharedDirectory, arenaFile, IPC_FILES);
+        IpcImportLease lease = IpcImportLease.acquire(leasePath, handle.toString());
         boolean success = false;
         try {
             long start = arenaOffset + handle.offset();
@@ -172,7 +176,7 @@ public final class SimulatedBackend
                 throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": negative offset into " + arenaFile);
             }
             // The arena is mapped once per process and kept (SharedMappings): the lease, held until close, is what makes the range ours.
-            SharedMappings.Slice slice = SharedMappings.process().open(Paths.get(arenaFile), handle.exporterPid(), start, handle.length());
+            SharedMappings.Slice slice = SharedMappings.process().open(arenaPath, handle.exporterPid(), start, handle.length());
             ImportedMemory memory = new ImportedMemory(MemoryLocation.device(handle.device()), slice, lease,
                     "IPC import of pid " + handle.exporterPid() + " simulated GPU " + handle.device() + " [" + start + ", +" + handle.length() + ")");
             success = true;

@@ -352,9 +352,27 @@ public class TestDeviceContract
             assertTrue(sameProcess.getMessage().contains("in the process that exported it (pid " + ProcessHandle.current().pid() + ")"), sameProcess.getMessage());
             // A handle from another live process whose export was released (its lease file is gone).
             long otherLivePid = ProcessHandle.current().parent().orElseThrow().pid();
-            IpcHandle released = new IpcHandle(handle.backend(), otherLivePid, 0, 0, 8192, temp.resolve("no-such-lease").toString(), handle.payload());
+            String noSuchLease = Paths.get(handle.leasePath()).resolveSibling("ferry-ipc-lease-" + otherLivePid + "-" + "0".repeat(32)).toString();
+            IpcHandle released = new IpcHandle(handle.backend(), otherLivePid, 0, 0, 8192, noSuchLease, handle.payload());
             FerryException gone = assertThrows(FerryException.class, () -> runtime.openIpc(released));
             assertTrue(gone.getMessage().contains("already released"), gone.getMessage());
+            if (backend == BackendUnderTest.SIMULATED) {
+                // Paths in a handle come off the wire: a file outside the backend's shared directory, or one others may read, is never mapped.
+                Path outside = Files.createFile(temp.resolve("ferry-ipc-lease-" + otherLivePid + "-" + "1".repeat(32)));
+                IpcHandle elsewhere = new IpcHandle(handle.backend(), otherLivePid, 0, 0, 8192, outside.toString(), handle.payload());
+                FerryException refused = assertThrows(FerryException.class, () -> runtime.openIpc(elsewhere));
+                assertTrue(refused.getMessage().contains("not a Ferry file directly in"), refused.getMessage());
+                Path readable = Files.createFile(Paths.get(noSuchLease).resolveSibling("ferry-ipc-lease-" + otherLivePid + "-" + "2".repeat(32)));
+                try {
+                    Files.setPosixFilePermissions(readable, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+                    IpcHandle open = new IpcHandle(handle.backend(), otherLivePid, 0, 0, 8192, readable.toString(), handle.payload());
+                    FerryException mode = assertThrows(FerryException.class, () -> runtime.openIpc(open));
+                    assertTrue(mode.getMessage().contains("mode rw-r--r--"), mode.getMessage());
+                }
+                finally {
+                    Files.deleteIfExists(readable);
+                }
+            }
             // A handle whose exporting process has exited.
             Process exited = new ProcessBuilder(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-version").redirectErrorStream(true).start();
             exited.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());

@@ -29,6 +29,10 @@ final class ExchangeSupport
             // The external shuffle service would be trusted to serve outputs that live in executors.
             return Optional.of("spark.shuffle.service.enabled=true is not supported");
         }
+        if (env.conf().getBoolean("spark.io.encryption.enabled", false)) {
+            // Spark encrypts its shuffle files; Ferry's map outputs may spill to local disk or sit in shared memory, not yet encrypted.
+            return Optional.of("spark.io.encryption.enabled=true is not supported (Ferry's spilled map outputs are not encrypted)");
+        }
         if (Boolean.parseBoolean(SQLConf.get().getConfString("spark.sql.shuffle.orderIndependentChecksum.enabled", "false"))) {
             // Spark's row-based checksum is computed by its own writers; Ferry's would report none.
             return Optional.of("spark.sql.shuffle.orderIndependentChecksum.enabled=true is not supported");

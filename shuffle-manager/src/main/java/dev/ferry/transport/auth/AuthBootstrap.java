@@ -6,57 +6,60 @@ import dev.ferry.shuffle.transport.tcp.protocol.AuthClientHello;
 import dev.ferry.shuffle.transport.tcp.protocol.AuthClientProof;
 import dev.ferry.shuffle.transport.tcp.protocol.AuthFailure;
 import dev.ferry.shuffle.transport.tcp.protocol.AuthServerChallenge;
+import dev.ferry.shuffle.transport.tcp.protocol.AuthServerProof;
 import dev.ferry.shuffle.transport.tcp.protocol.Message;
+import dev.ferry.transport.crypto.SessionKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * Runs the authentication engines over a {@link AuthChannel}: the client before it hands the
- * channel to anyone, the server before it serves anything on it. The side that detects a bad
- * proof tells the other with an {@link AuthFailure} and fails with an
- * {@link AuthenticationException} naming the peer; the caller then closes the channel. There is
- * no unauthenticated fallback: with {@code spark.authenticate} on, a peer authenticates or is dropped.
+ * channel to anyone, the server before it serves anything on it. The client proves first; a server
+ * that rejects a peer answers only {@link #REFUSED} (no proof, no application id, no reason a
+ * guesser could use) and fails with an {@link AuthenticationException} whose message has the
+ * detail for its own log; the caller then closes the channel. There is no unauthenticated
+ * fallback: with {@code spark.authenticate} on, a peer authenticates or is dropped.
  */
 public final class AuthBootstrap
 {
+    /** The only thing a server tells a peer it refused. */
+    public static final String REFUSED = "authentication failed";
     private static final Logger log = LoggerFactory.getLogger(AuthBootstrap.class);
-    private static final AtomicLong FAILURES = new AtomicLong();
 
     private AuthBootstrap() {}
 
-    /** Client side: hello, check the server's proof, send ours. */
-    public static void authenticateClient(AuthChannel channel, SparkAuthSettings settings, Duration timeout)
+    /** Client side: hello, prove, check the server's proof; returns the session's keys. */
+    public static SessionKeys authenticateClient(AuthChannel channel, SparkAuthSettings settings, Duration timeout)
             throws AuthenticationException
     {
         requireNonNull(channel, "channel is null");
         try {
             AuthClientEngine engine = new AuthClientEngine(settings.appId(), settings.requireSecret());
             channel.send(engine.hello());
-            AuthServerChallenge challenge = expect(channel, AuthServerChallenge.class, timeout);
-            AuthClientProof proof;
+            channel.send(engine.prove(expect(channel, AuthServerChallenge.class, timeout)));
+            AuthServerProof proof = expect(channel, AuthServerProof.class, timeout);
             try {
-                proof = engine.respond(challenge);
+                return engine.finish(proof);
             }
             catch (GeneralSecurityException e) {
-                tellPeer(channel, "authentication failed: server proof rejected by the client");
+                tellPeer(channel, REFUSED);
                 throw e;
             }
-            channel.send(proof);
         }
         catch (GeneralSecurityException | IOException e) {
-            throw failure("Authentication of server " + channel.peer() + " for application " + settings.appId() + " failed: ", e);
+            throw new AuthenticationException("Authentication of server " + channel.peer() + " for application " + settings.appId() + " failed: " + e.getMessage()
+                    + (e instanceof GeneralSecurityException ? " (check that both sides use the same spark.authenticate.secret)" : ""), e);
         }
     }
 
-    /** Server side: answer the hello with a challenge, then verify the client's proof. */
-    public static void authenticateServer(AuthChannel channel, SparkAuthSettings settings, Duration timeout)
+    /** Server side: challenge the hello, verify the client's proof, then prove the server; returns the session's keys. */
+    public static SessionKeys authenticateServer(AuthChannel channel, SparkAuthSettings settings, Duration timeout)
             throws AuthenticationException
     {
         requireNonNull(channel, "channel is null");
@@ -68,21 +71,23 @@ public final class AuthBootstrap
                 challenge = engine.challenge(hello);
             }
             catch (GeneralSecurityException e) {
-                tellPeer(channel, "authentication failed: " + e.getMessage());
+                tellPeer(channel, REFUSED);
                 throw e;
             }
             channel.send(challenge);
-            AuthClientProof proof = expect(channel, AuthClientProof.class, timeout);
+            AuthServerProof proof;
             try {
-                engine.verify(proof);
+                proof = engine.verify(expect(channel, AuthClientProof.class, timeout));
             }
             catch (GeneralSecurityException e) {
-                tellPeer(channel, "authentication failed: client proof rejected by the server");
+                tellPeer(channel, REFUSED);
                 throw e;
             }
+            channel.send(proof);
+            return engine.sessionKeys();
         }
         catch (GeneralSecurityException | IOException e) {
-            throw failure("Authentication of client " + channel.peer() + " for application " + settings.appId() + " failed: ", e);
+            throw new AuthenticationException("Authentication of client " + channel.peer() + " failed: " + e.getMessage(), e);
         }
     }
 
@@ -94,12 +99,6 @@ public final class AuthBootstrap
             throw new IllegalArgumentException(TransportConfigKeys.AUTH_TIMEOUT_MILLIS.name() + " must be positive, got " + millis);
         }
         return Duration.ofMillis(millis);
-    }
-
-    /** Authentication failures in this JVM (each is also logged). */
-    public static long failures()
-    {
-        return FAILURES.get();
     }
 
     private static <T extends Message> T expect(AuthChannel channel, Class<T> type, Duration timeout)
@@ -123,14 +122,5 @@ public final class AuthBootstrap
         catch (IOException e) {
             log.debug("Could not tell {} that authentication failed: {}", channel.peer(), e.toString());
         }
-    }
-
-    private static AuthenticationException failure(String prefix, Exception cause)
-    {
-        FAILURES.incrementAndGet();
-        String message = prefix + cause.getMessage()
-                + (cause instanceof GeneralSecurityException ? " (check that both sides use the same spark.authenticate.secret)" : "");
-        log.warn(message);
-        return new AuthenticationException(message, cause);
     }
 }

@@ -3,16 +3,20 @@ package dev.ferry.transport.auth;
 import dev.ferry.shuffle.transport.tcp.protocol.AuthClientHello;
 import dev.ferry.shuffle.transport.tcp.protocol.AuthClientProof;
 import dev.ferry.shuffle.transport.tcp.protocol.AuthServerChallenge;
+import dev.ferry.shuffle.transport.tcp.protocol.AuthServerProof;
+import dev.ferry.transport.crypto.SessionKeys;
 
 import java.security.GeneralSecurityException;
+import java.security.KeyPair;
 import java.security.SecureRandom;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * The server half of the authentication handshake: pure computation, no I/O, one use.
- * {@link #challenge} a client's hello (proving the secret to the client), then {@link #verify}
- * the client's proof. Nothing is served before {@code verify} returns.
+ * The server half of the handshake: pure computation, no I/O, one use. {@link #challenge} a
+ * client's hello with a fresh nonce (revealing nothing), {@link #verify} the client's proof, and
+ * only then answer with the server's own proof and key. Nothing is served before {@code verify}
+ * returns, and an unauthenticated peer never sees a value derived from the secret.
  */
 public final class AuthServerEngine
 {
@@ -20,8 +24,9 @@ public final class AuthServerEngine
     private final AuthProofs proofs;
     private final byte[] serverNonce;
     private byte[] clientNonce;
+    private byte[] clientKey;
+    private SessionKeys sessionKeys;
     private boolean proofChecked;
-    private boolean verified;
 
     public AuthServerEngine(String appId, String secret)
             throws GeneralSecurityException
@@ -39,7 +44,7 @@ public final class AuthServerEngine
     }
 
     /**
-     * @throws GeneralSecurityException when the hello is for another application or malformed
+     * @throws GeneralSecurityException when the hello is malformed (a nonce of the wrong size, not an X25519 key)
      */
     public AuthServerChallenge challenge(AuthClientHello hello)
             throws GeneralSecurityException
@@ -48,21 +53,22 @@ public final class AuthServerEngine
         if (clientNonce != null) {
             throw new IllegalStateException("challenge() already called: an engine authenticates one session");
         }
-        if (!hello.appId().equals(appId)) {
-            throw new GeneralSecurityException("Client asked for application '" + hello.appId() + "', this server serves '" + appId + "'");
-        }
         byte[] nonce = hello.nonce();
         if (nonce.length != AuthProofs.NONCE_BYTES) {
             throw new GeneralSecurityException("Client nonce has " + nonce.length + " bytes, expected " + AuthProofs.NONCE_BYTES);
         }
+        AuthProofs.decodePublicKey(hello.publicKey());
         clientNonce = nonce;
-        return new AuthServerChallenge(serverNonce, proofs.serverProof(appId, clientNonce, serverNonce));
+        clientKey = hello.publicKey();
+        return new AuthServerChallenge(serverNonce);
     }
 
     /**
-     * @throws GeneralSecurityException when the client's proof is wrong (a different secret, or tampering)
+     * Checks the client's proof; on success returns the server's proof for the client to check.
+     *
+     * @throws GeneralSecurityException when the client's proof is wrong (a different secret, another application, or tampering)
      */
-    public void verify(AuthClientProof proof)
+    public AuthServerProof verify(AuthClientProof proof)
             throws GeneralSecurityException
     {
         requireNonNull(proof, "proof is null");
@@ -71,15 +77,27 @@ public final class AuthServerEngine
         }
         // One attempt per session: a failed proof cannot be retried against the same nonces.
         proofChecked = true;
-        byte[] expected = proofs.clientProof(appId, clientNonce, serverNonce);
+        byte[] expected = proofs.clientProof(appId, clientNonce, clientKey, serverNonce);
         if (!AuthProofs.matches(expected, proof.proof())) {
             throw new GeneralSecurityException("Client proof does not match: the peer does not hold this application's secret, or the handshake was altered");
         }
-        verified = true;
+        KeyPair keys = AuthProofs.newKeyPair();
+        byte[] serverKey = keys.getPublic().getEncoded();
+        sessionKeys = proofs.sessionKeys(false, keys.getPrivate(), clientKey, appId, clientNonce, clientKey, serverNonce, serverKey);
+        return new AuthServerProof(serverKey, proofs.serverProof(appId, clientNonce, clientKey, serverNonce, serverKey));
     }
 
     public boolean isVerified()
     {
-        return verified;
+        return sessionKeys != null;
+    }
+
+    /** The session's keys, once {@link #verify} succeeded. */
+    public SessionKeys sessionKeys()
+    {
+        if (sessionKeys == null) {
+            throw new IllegalStateException("The client has not been verified");
+        }
+        return sessionKeys;
     }
 }

@@ -73,8 +73,8 @@ public final class DevicePeerProcess
                 }
             };
             // Every block is on the GPU: the host path (a spilled block) is never asked for.
-            try (TcpBlockServer server = new TcpBlockServer(ref -> Optional.empty(), InetAddress.getLoopbackAddress(), 0, 16 << 20, writer, null, TcpAuth.none(),
-                    device)) {
+            try (TcpBlockServer server = TcpBlockServer.builder(ref -> Optional.empty()).bind(InetAddress.getLoopbackAddress(), 0)
+                    .maxFrameBytes(16 << 20).sharedMemory(writer).deviceBlocks(device).start()) {
                 System.out.println("LISTEN " + server.port());
                 System.out.flush();
                 BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

@@ -29,9 +29,10 @@ import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
-import dev.ferry.shuffle.transport.routing.RouteChoice;
+import dev.ferry.shuffle.transport.routing.PeerRoute;
 import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
 import dev.ferry.shuffle.transport.tcp.TcpAuth;
+import dev.ferry.transport.auth.SparkAuthSettings;
 import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
 import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
 import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
@@ -80,9 +81,11 @@ final class RouteEndpoints
      * @param peerProcess whether the peer runs in a process of its own ({@link DevicePeerProcess}: the CUDA IPC routes)
      */
     RouteEndpoints(Path repository, String topology, ExecutorPlace self, ExecutorPlace peerPlace, boolean deviceBlocks, boolean readerDevice, boolean peerProcess,
-            int blocks, int blockBytes, BufferAllocator allocator, Path scratch)
+            int blocks, int blockBytes, BufferAllocator allocator, Path scratch, boolean encrypted)
             throws Exception
     {
+        // Both ends authenticate and encrypt as under spark.authenticate and spark.network.crypto.enabled.
+        TcpAuth auth = encrypted ? new TcpAuth(new SparkAuthSettings(true, "bench", Optional.of("bench-secret")), Duration.ofSeconds(30), true) : TcpAuth.none();
         Path shm = Files.createDirectories(scratch.resolve("shm"));
         ArrowBuf hostBlocks = allocator.buffer((long) blocks * blockBytes);
         resources.add(hostBlocks);
@@ -164,8 +167,8 @@ final class RouteEndpoints
         }
         else {
             ShmBlockWriter writer = new ShmBlockWriter(shm, TransportConfigKeys.SHM_STAGING_BYTES.defaultValue());
-            TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, maxFrameBytes, writer, serverNic,
-                    TcpAuth.none(), devicePath);
+            TcpBlockServer server = TcpBlockServer.builder(source).bind(InetAddress.getLoopbackAddress(), 0)
+                    .maxFrameBytes(maxFrameBytes).sharedMemory(writer).verbs(serverNic).auth(auth).deviceBlocks(devicePath).start();
             resources.add(0, writer);
             resources.add(0, server);
             port = server.port();
@@ -179,7 +182,7 @@ final class RouteEndpoints
             resources.add(0, readerPool);
             landing = Optional.of(new DeviceLanding(runtime, readerPool));
         }
-        reader = new RoutingShuffleTransport(cluster, self, new RoutePolicy(RoutePolicyConfig.defaults()), new TcpShuffleTransport(60_000, maxFrameBytes), shm,
+        reader = new RoutingShuffleTransport(cluster, self, new RoutePolicy(RoutePolicyConfig.defaults()), new TcpShuffleTransport(60_000, maxFrameBytes, auth), shm,
                 new ShmBlockReader(shm, counters), Optional.of(readerNic), "", counters, new PeerRouteLog(), landing,
                 TransportConfigKeys.HOST_LANDING_POOL_BYTES.defaultValue());
         resources.add(0, reader);
@@ -219,7 +222,7 @@ final class RouteEndpoints
         return new StoredBlock(ref.shuffleId(), ref.mapId(), ref.reduceId(), 0, ref.mapId());
     }
 
-    RouteChoice choice()
+    PeerRoute choice()
     {
         return reader.choose(peer);
     }

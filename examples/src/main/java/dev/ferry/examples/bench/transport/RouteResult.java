@@ -24,10 +24,10 @@ public record RouteResult(RouteCase route, boolean measured, double gbps, double
     {
         String versus = route.sameNode() ? "memcpy" : "loopback";
         if (!measured) {
-            return String.format(Locale.ROOT, "%-17s %-10s %9s %9s %9s  %s", route.route(), versus, "-", "-", "-", note);
+            return String.format(Locale.ROOT, "%-17s %-10s %9s %9s %9s  %s", route.label(), versus, "-", "-", "-", note);
         }
         String verdict = route.sameNode() ? (fraction() >= sameNodeTarget ? "meets " : "below ") + sameNodeTarget + " target" : "";
         String text = note.isEmpty() ? verdict : verdict.isEmpty() ? note : verdict + "; " + note;
-        return String.format(Locale.ROOT, "%-17s %-10s %9.2f %9.2f %9.2f  %s", route.route(), versus, gbps, fraction(), fetchOnlyGBps, text);
+        return String.format(Locale.ROOT, "%-17s %-10s %9.2f %9.2f %9.2f  %s", route.label(), versus, gbps, fraction(), fetchOnlyGBps, text);
     }
 }

@@ -6,7 +6,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-import dev.ferry.shuffle.transport.routing.RouteChoice;
+import dev.ferry.shuffle.transport.routing.PeerRoute;
 import dev.ferry.topology.route.Route;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -52,11 +52,11 @@ public final class TransportRuns
             return new RouteResult(route, false, 0, 0, baseline, route.notMeasured().get());
         }
         long total = (long) BLOCKS * blockBytes;
-        Path directory = Files.createDirectories(scratch.resolve(route.route().name()));
+        Path directory = Files.createDirectories(scratch.resolve(route.label()));
         try (BufferAllocator allocator = new RootAllocator();
                 RouteEndpoints endpoints = new RouteEndpoints(repository, route.topology(), route.self(), route.peer(), route.deviceBlocks(), route.readerDevice(),
-                        route.peerProcess(), BLOCKS, blockBytes, allocator, directory)) {
-            RouteChoice choice = endpoints.choice();
+                        route.peerProcess(), BLOCKS, blockBytes, allocator, directory, route.encrypted())) {
+            PeerRoute choice = endpoints.choice();
             RouteEndpoints.Fetch fetch = endpoints.fetchAll(allocator, total);
             long best = Long.MAX_VALUE;
             long bestFetchOnly = Long.MAX_VALUE;

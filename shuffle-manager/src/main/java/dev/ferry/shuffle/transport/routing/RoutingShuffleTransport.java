@@ -6,6 +6,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ferry.shuffle.PeerEndpoints;
@@ -24,6 +25,7 @@ import dev.ferry.topology.route.RouteDecision;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.transport.local.DeviceBlockReader;
 import dev.ferry.device.ipc.SharedMappings;
+import dev.ferry.transport.crypto.SparkCryptoSettings;
 import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.metrics.PeerRouteLog;
@@ -80,7 +82,12 @@ public final class RoutingShuffleTransport
     private final PeerRouteLog log;
     private final Optional<DeviceLanding> device;
     private final Optional<DeviceBlockReader> deviceReader;
-    private final Map<String, RouteChoice> choices = new ConcurrentHashMap<>();
+    private final Map<String, PeerRoute> choices = new ConcurrentHashMap<>();
+    private final SparkCryptoSettings crypto;
+    /** Routes whose blocks a one-sided READ carries outside the (encrypted) stream. */
+    private static final Set<Route> ONE_SIDED = EnumSet.of(Route.RDMA, Route.RDMA_HOST_STAGED, Route.GPUDIRECT_RDMA);
+    /** Routes that leave a block in shared memory or an exported device buffer beyond its request. */
+    private static final Set<Route> SHARED_MEMORY = EnumSet.of(Route.HOST_SHM, Route.HOST_STAGED, Route.NVLINK, Route.PCIE_P2P);
 
     /** {@code verbs}: this executor's NIC for the RDMA routes, or empty with {@code noVerbsReason}. */
     public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
@@ -97,6 +104,20 @@ public final class RoutingShuffleTransport
     public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
             Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log, Optional<DeviceLanding> device, long hostLandingRetainBytes)
     {
+        this(cluster, self, policy, stream, shmDirectory, shm, verbs, noVerbsReason, counters, log, device, hostLandingRetainBytes, SparkCryptoSettings.none());
+    }
+
+    /**
+     * As above; {@code crypto}: Spark's encryption settings, under which routes whose bytes would
+     * leave the encrypted stream ({@code spark.network.crypto.enabled}: RDMA READs) or outlive their
+     * request outside it ({@code spark.io.encryption.enabled}: shared memory, exported device
+     * buffers) are not used: their blocks go over the stream, with that reason in the route log.
+     */
+    public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
+            Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log, Optional<DeviceLanding> device, long hostLandingRetainBytes,
+            SparkCryptoSettings crypto)
+    {
+        this.crypto = requireNonNull(crypto, "crypto is null");
         this.device = requireNonNull(device, "device is null");
         this.deviceReader = device.map(landing -> new DeviceBlockReader(landing.runtime(), counters, BOUNCE_BYTES, hostLandingRetainBytes));
         this.cluster = requireNonNull(cluster, "cluster is null");
@@ -125,24 +146,24 @@ public final class RoutingShuffleTransport
     }
 
     /** The route to {@code peer}, decided on first use and then kept (a peer's place and store do not change). */
-    public RouteChoice choose(PeerAddress peer)
+    public PeerRoute choose(PeerAddress peer)
     {
         return choices.computeIfAbsent(peer.executorId() + "@" + peer.topologyInfo(), ignored -> {
-            RouteChoice choice = decide(peer);
+            PeerRoute choice = decide(peer);
             log.record("executor " + peer.executorId(), choice.carrier(), choice.reason());
             return choice;
         });
     }
 
-    private RouteChoice decide(PeerAddress peer)
+    private PeerRoute decide(PeerAddress peer)
     {
         Optional<ExecutorPlace> place = PeerEndpoints.place(peer.topologyInfo());
         if (place.isEmpty()) {
-            return new RouteChoice(Route.TCP, Route.TCP, "peer announced no place in the topology");
+            return new PeerRoute(Route.TCP, Route.TCP, "peer announced no place in the topology");
         }
         Optional<NodeTopology> peerNode = cluster.node(place.get().node());
         if (peerNode.isEmpty()) {
-            return new RouteChoice(Route.TCP, Route.TCP, "peer's node " + place.get().node() + " is not in topology " + cluster.name());
+            return new PeerRoute(Route.TCP, Route.TCP, "peer's node " + place.get().node() + " is not in topology " + cluster.name());
         }
         NodeTopology localNode = cluster.node(self.node()).orElseThrow();
         boolean sameNode = peerNode.get().hostname().equals(localNode.hostname());
@@ -193,14 +214,23 @@ public final class RoutingShuffleTransport
         else if (EnumSet.of(Route.NVLINK, Route.PCIE_P2P, Route.GPUDIRECT_RDMA).contains(decided)) {
             reason += "; blocks the peer has spilled off its GPU go " + (decided == Route.GPUDIRECT_RDMA ? Route.RDMA_HOST_STAGED : Route.HOST_STAGED);
         }
-        return new RouteChoice(decided, carrier, reason);
+        if (crypto.networkCrypto() && ONE_SIDED.contains(carrier)) {
+            reason += "; " + SparkCryptoSettings.NETWORK_CRYPTO + " is on and RDMA READs would carry the blocks unencrypted: carried over TCP, encrypted";
+            carrier = Route.TCP;
+        }
+        if (crypto.ioEncryption() && SHARED_MEMORY.contains(carrier)) {
+            reason += "; " + SparkCryptoSettings.IO_ENCRYPTION + " is on and " + carrier + " would leave the blocks unencrypted in shared memory: carried over TCP"
+                    + (crypto.networkCrypto() ? ", encrypted" : "");
+            carrier = Route.TCP;
+        }
+        return new PeerRoute(decided, carrier, reason);
     }
 
     @Override
     public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator)
             throws IOException
     {
-        RouteChoice choice = choose(peer);
+        PeerRoute choice = choose(peer);
         Route carrier = choice.carrier();
         if (carrier == Route.HOST_SHM) {
             // ShmBlockReader counts each block on HOST_SHM itself.

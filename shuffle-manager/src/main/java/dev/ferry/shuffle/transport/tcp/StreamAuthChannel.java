@@ -7,19 +7,22 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.Set;
 
 import dev.ferry.shuffle.transport.tcp.protocol.FrameReader;
 import dev.ferry.shuffle.transport.tcp.protocol.FrameWriter;
 import dev.ferry.shuffle.transport.tcp.protocol.Message;
+import dev.ferry.shuffle.transport.tcp.protocol.MessageType;
 import dev.ferry.transport.auth.AuthChannel;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * An {@link AuthChannel} over the very streams the shuffle protocol continues on, for the
- * authentication handshake before the first shuffle frame: its frames are read unbuffered, so
- * nothing the peer sends after its last handshake message is taken away from the shuffle reader.
- * Restores the socket's read timeout after each receive. Owns nothing: the connection's owner closes.
+ * authentication handshake before the first shuffle frame. It reads only handshake frames
+ * ({@code accepted}: a server's or a client's), each at most {@link MessageType#HANDSHAKE_FRAME_BYTES},
+ * so nothing a peer sends before it authenticated can make this side allocate more. Restores the
+ * socket's read timeout after each receive. Owns nothing: the connection's owner closes.
  */
 public final class StreamAuthChannel
         implements AuthChannel
@@ -29,10 +32,11 @@ public final class StreamAuthChannel
     private final FrameWriter out;
     private final String peer;
 
-    public StreamAuthChannel(Socket socket, InputStream in, OutputStream out, long maxFrameBytes)
+    /** {@code accepted}: {@link MessageType#SERVER_HANDSHAKE} on a server, {@link MessageType#CLIENT_HANDSHAKE} on a client. */
+    public StreamAuthChannel(Socket socket, InputStream in, OutputStream out, Set<MessageType> accepted)
     {
         this.socket = requireNonNull(socket, "socket is null");
-        this.in = new FrameReader(in, maxFrameBytes);
+        this.in = new FrameReader(in, MessageType.HANDSHAKE_FRAME_BYTES, accepted);
         this.out = new FrameWriter(out);
         this.peer = String.valueOf(socket.getRemoteSocketAddress());
     }

@@ -3,19 +3,22 @@ package dev.ferry.shuffle.transport.tcp;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -39,11 +42,17 @@ import dev.ferry.shuffle.transport.tcp.protocol.GpuRdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.IpcBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.IpcFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.Message;
+import dev.ferry.shuffle.transport.tcp.protocol.MessageType;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmFetchRequest;
+import dev.ferry.transport.TransportConfigKeys;
 import dev.ferry.transport.auth.AuthBootstrap;
 import dev.ferry.transport.auth.AuthenticationException;
+import dev.ferry.transport.auth.HandshakeFailures;
+import dev.ferry.transport.crypto.GcmInputStream;
+import dev.ferry.transport.crypto.GcmOutputStream;
+import dev.ferry.transport.crypto.SessionKeys;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.local.ShmBlockWriter;
 import org.slf4j.Logger;
@@ -83,44 +92,122 @@ public final class TcpBlockServer
     private final Set<Socket> connections = ConcurrentHashMap.newKeySet();
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicLong publishedCopies = new AtomicLong();
+    private final AtomicLong blocksOpened = new AtomicLong();
+    private final AtomicLong refusedConnections = new AtomicLong();
+    private final int maxConnections;
+    private final ScheduledExecutorService deadlines;
+    // Handshake and protocol failures, and connections over the cap: counted, logged once per peer host per minute.
+    private final HandshakeFailures failures = new HandshakeFailures(Duration.ofMinutes(1));
     private static final int STAGING_BYTES = 1 << 20;
     // One staging buffer per serving thread (a connection is served by one thread at a time), reused for every staged block.
     private static final ThreadLocal<ByteBuffer> STAGING = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(STAGING_BYTES));
     private volatile boolean closed;
 
-    /** Binds at once ({@code port} 0: any free port) on {@code bindAddress}, null meaning every interface. */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes)
-            throws IOException
+    /** A server of {@code source}'s blocks, configured by the builder and bound by {@link Builder#start}. */
+    public static Builder builder(BlockSource source)
     {
-        this(source, bindAddress, port, maxFrameBytes, null);
+        return new Builder(source);
     }
 
-    /** As above; {@code shmWriter} (nullable) serves same-node peers' HOST_SHM requests. */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter)
-            throws IOException
+    /**
+     * What a block server serves and how. Required: {@link #bind} and {@link #maxFrameBytes}; the
+     * routes beyond TCP are on where their part is given (shared memory: HOST_SHM/HOST_STAGED, and
+     * with device blocks NVLINK/PCIE_P2P; a NIC: RDMA, and with device blocks GPUDIRECT_RDMA).
+     */
+    public static final class Builder
     {
-        this(source, bindAddress, port, maxFrameBytes, shmWriter, null);
+        private final BlockSource source;
+        private InetAddress bindAddress;
+        private int port = -1;
+        private long maxFrameBytes = -1;
+        private ShmBlockWriter shmWriter;
+        private VerbsBlocks verbs;
+        private TcpAuth auth = TcpAuth.none();
+        private DeviceBlockSource deviceBlocks;
+        private int maxConnections = TransportConfigKeys.SERVER_MAX_CONNECTIONS.defaultValue();
+
+        private Builder(BlockSource source)
+        {
+            this.source = requireNonNull(source, "source is null");
+        }
+
+        /** Where to listen ({@code port} 0: any free port); an executor binds its own address, as Spark's block transfer service does. */
+        public Builder bind(InetAddress address, int port)
+        {
+            this.bindAddress = requireNonNull(address, "address is null");
+            this.port = port;
+            return this;
+        }
+
+        /** The longest block frame this server sends (its readers' limit). */
+        public Builder maxFrameBytes(long bytes)
+        {
+            this.maxFrameBytes = bytes;
+            return this;
+        }
+
+        /** Same-node peers' HOST_SHM / HOST_STAGED requests (null: none). */
+        public Builder sharedMemory(ShmBlockWriter writer)
+        {
+            this.shmWriter = writer;
+            return this;
+        }
+
+        /** Other nodes' RDMA READs of blocks registered with this NIC (null: none). */
+        public Builder verbs(VerbsBlocks nic)
+        {
+            this.verbs = nic;
+            return this;
+        }
+
+        /** With authentication enabled, a connection is served only after its peer proved it holds Spark's shared secret. */
+        public Builder auth(TcpAuth auth)
+        {
+            this.auth = requireNonNull(auth, "auth is null");
+            return this;
+        }
+
+        /** GPU-resident blocks lent for the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes (null: none). */
+        public Builder deviceBlocks(DeviceBlockSource blocks)
+        {
+            this.deviceBlocks = blocks;
+            return this;
+        }
+
+        /** Connections open at once (each has a thread); one more is closed as soon as it is accepted, counted and logged (throttled). */
+        public Builder maxConnections(int connections)
+        {
+            this.maxConnections = connections;
+            return this;
+        }
+
+        /** Binds at once and starts accepting. */
+        public TcpBlockServer start()
+                throws IOException
+        {
+            if (bindAddress == null || maxFrameBytes < 0) {
+                throw new IllegalStateException("A block server needs bind() and maxFrameBytes()");
+            }
+            return new TcpBlockServer(this);
+        }
     }
 
-    /** As above; {@code verbs} (nullable) registers blocks for other nodes' RDMA READs. */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs)
+    private TcpBlockServer(Builder builder)
             throws IOException
     {
-        this(source, bindAddress, port, maxFrameBytes, shmWriter, verbs, TcpAuth.none());
-    }
-
-    /** As above; with {@code auth} enabled, a connection is served only after its peer proved it holds Spark's shared secret. */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs, TcpAuth auth)
-            throws IOException
-    {
-        this(source, bindAddress, port, maxFrameBytes, shmWriter, verbs, auth, null);
-    }
-
-    /** As above; {@code deviceBlocks} (nullable) lends GPU-resident blocks for the NVLINK, PCIE_P2P and GPUDIRECT_RDMA routes. */
-    public TcpBlockServer(BlockSource source, InetAddress bindAddress, int port, long maxFrameBytes, ShmBlockWriter shmWriter, VerbsBlocks verbs, TcpAuth auth,
-            DeviceBlockSource deviceBlocks)
-            throws IOException
-    {
+        BlockSource source = builder.source;
+        InetAddress bindAddress = builder.bindAddress;
+        int port = builder.port;
+        long maxFrameBytes = builder.maxFrameBytes;
+        ShmBlockWriter shmWriter = builder.shmWriter;
+        VerbsBlocks verbs = builder.verbs;
+        TcpAuth auth = builder.auth;
+        DeviceBlockSource deviceBlocks = builder.deviceBlocks;
+        int maxConnections = builder.maxConnections;
+        if (maxConnections <= 0) {
+            throw new IllegalArgumentException(TransportConfigKeys.SERVER_MAX_CONNECTIONS.name() + " must be positive: " + maxConnections);
+        }
+        this.maxConnections = maxConnections;
         this.deviceBlocks = deviceBlocks;
         this.auth = requireNonNull(auth, "auth is null");
         this.source = requireNonNull(source, "source is null");
@@ -133,6 +220,11 @@ public final class TcpBlockServer
             thread.setDaemon(true);
             return thread;
         });
+        this.deadlines = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "ferry-tcp-handshake-deadlines");
+            thread.setDaemon(true);
+            return thread;
+        });
         ServerSocket socket = new ServerSocket();
         try {
             socket.setReuseAddress(true);
@@ -141,7 +233,8 @@ public final class TcpBlockServer
         catch (IOException e) {
             socket.close();
             threads.shutdownNow();
-            throw e;
+            deadlines.shutdownNow();
+            throw new IOException("Cannot bind the Ferry block server to " + bindAddress.getHostAddress() + ":" + port + ": " + e.getMessage(), e);
         }
         this.serverSocket = socket;
         threads.execute(this::acceptLoop);
@@ -165,6 +258,24 @@ public final class TcpBlockServer
         return publishedCopies.get();
     }
 
+    /** Blocks looked up for a peer (opened or borrowed) so far: what a peer that did not authenticate never causes. */
+    public long blocksOpened()
+    {
+        return blocksOpened.get();
+    }
+
+    /** Connections closed at once because {@code maxConnections} were open. */
+    public long refusedConnections()
+    {
+        return refusedConnections.get();
+    }
+
+    /** Failed handshakes and protocol violations of peers (each counted; logged once per peer host per minute). */
+    public HandshakeFailures failures()
+    {
+        return failures;
+    }
+
     /** Connections open now. */
     public int openConnections()
     {
@@ -176,6 +287,13 @@ public final class TcpBlockServer
         while (!closed) {
             try {
                 Socket socket = serverSocket.accept();
+                if (connections.size() >= maxConnections) {
+                    refusedConnections.incrementAndGet();
+                    failures.record(host(socket), "Ferry TCP block server refused a connection from " + socket.getRemoteSocketAddress() + ": "
+                            + maxConnections + " connections are open (" + TransportConfigKeys.SERVER_MAX_CONNECTIONS.name() + ")");
+                    closeQuietly(socket);
+                    continue;
+                }
                 socket.setTcpNoDelay(true);
                 accepted.incrementAndGet();
                 connections.add(socket);
@@ -192,23 +310,30 @@ public final class TcpBlockServer
 
     private void serve(Socket socket)
     {
-        List<ShmBlockHandle> published = new ArrayList<>();
-        List<BlockBytes> shared = new ArrayList<>();
-        List<VerbsBlocks.Exported> exported = new ArrayList<>();
-        List<BlockLease> lent = new ArrayList<>();
+        HeldBlocks held = new HeldBlocks(shmWriter);
         try (socket) {
-            BufferedInputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
-            BufferedOutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
+            InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
+            OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
             if (auth.enabled()) {
+                SessionKeys keys;
+                // The whole handshake has one deadline (not one per read), so a peer dripping bytes cannot hold a connection slot.
+                ScheduledFuture<?> deadline = deadlines.schedule(() -> closeQuietly(socket), auth.timeout().toMillis(), TimeUnit.MILLISECONDS);
                 try {
-                    AuthBootstrap.authenticateServer(new StreamAuthChannel(socket, in, out, maxFrameBytes), auth.settings(), auth.timeout());
+                    keys = AuthBootstrap.authenticateServer(new StreamAuthChannel(socket, in, out, MessageType.SERVER_HANDSHAKE), auth.settings(), auth.timeout());
                 }
                 catch (AuthenticationException e) {
-                    LOG.warn("Ferry TCP block server refused {}: {}", socket.getRemoteSocketAddress(), e.getMessage());
+                    failures.record(host(socket), "Ferry TCP block server refused " + socket.getRemoteSocketAddress() + ": " + e.getMessage());
                     return;
                 }
+                finally {
+                    deadline.cancel(false);
+                }
+                if (auth.encrypt()) {
+                    in = new GcmInputStream(in, keys.receive());
+                    out = new GcmOutputStream(out, keys.send());
+                }
             }
-            FrameReader reader = new FrameReader(in, maxFrameBytes);
+            FrameReader reader = new FrameReader(in, maxFrameBytes, MessageType.REQUESTS);
             FrameWriter writer = new FrameWriter(out);
             while (!closed) {
                 Message message = reader.read();
@@ -216,24 +341,21 @@ public final class TcpBlockServer
                     return;
                 }
                 // By the peer's next message it has taken every block of its last request: let go of what was held for them.
-                release(published);
-                closeAll(shared);
-                deregister(exported);
-                returnLeases(lent);
+                held.releaseAll();
                 if (message instanceof FetchDone) {
                     continue;
                 }
                 if (message instanceof IpcFetchRequest && deviceBlocks != null && shmWriter != null) {
-                    answerIpc(((IpcFetchRequest) message).blocks(), writer, published, shared, lent);
+                    answerIpc(((IpcFetchRequest) message).blocks(), writer, held);
                 }
                 else if (message instanceof GpuRdmaFetchRequest && deviceBlocks != null && verbs != null) {
-                    answerGpuRdma(((GpuRdmaFetchRequest) message).blocks(), writer, exported);
+                    answerGpuRdma(((GpuRdmaFetchRequest) message).blocks(), writer, held);
                 }
                 else if (message instanceof ShmFetchRequest && shmWriter != null) {
-                    answerShm(((ShmFetchRequest) message).blocks(), writer, published, shared);
+                    answerShm(((ShmFetchRequest) message).blocks(), writer, held);
                 }
                 else if (message instanceof RdmaFetchRequest && verbs != null) {
-                    answerRdma(((RdmaFetchRequest) message).blocks(), writer, exported);
+                    answerRdma(((RdmaFetchRequest) message).blocks(), writer, held);
                 }
                 else if (message instanceof FetchRequest) {
                     answer((FetchRequest) message, writer);
@@ -250,32 +372,29 @@ public final class TcpBlockServer
         }
         catch (IOException | RuntimeException e) {
             if (!closed) {
-                LOG.warn("Ferry TCP connection from {} failed: {}", socket.getRemoteSocketAddress(), e.toString());
+                failures.record(host(socket), "Ferry TCP connection from " + socket.getRemoteSocketAddress() + " failed: " + e);
             }
         }
         finally {
-            release(published);
-            closeAll(shared);
-            deregister(exported);
-            returnLeases(lent);
+            held.close();
             connections.remove(socket);
         }
     }
 
-    private void answerShm(FetchRequest request, FrameWriter writer, List<ShmBlockHandle> published, List<BlockBytes> shared)
+    private void answerShm(FetchRequest request, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
             Optional<BlockLease> lease = deviceBlocks == null ? Optional.empty() : borrow(request.ref(index));
             if (lease.isPresent()) {
                 try (BlockLease borrowed = lease.get()) {
-                    stageShm(request, index, borrowed, writer, published);
+                    stageShm(request, index, borrowed, writer, held);
                 }
                 continue;
             }
             Optional<BlockBytes> block = openOrFail(request, index, writer);
             if (block.isPresent()) {
-                publishShm(request, index, block.get(), writer, published, shared);
+                publishShm(request, index, block.get(), writer, held);
             }
         }
     }
@@ -285,7 +404,7 @@ public final class TcpBlockServer
      * reused staging buffer straight into its shared-memory file, one copy of the block on this
      * side (not a copy into a host buffer of the block's size, then another into the file).
      */
-    private void stageShm(FetchRequest request, int index, BlockLease lease, FrameWriter writer, List<ShmBlockHandle> published)
+    private void stageShm(FetchRequest request, int index, BlockLease lease, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         if (lease.length() == 0) {
@@ -301,7 +420,7 @@ public final class TcpBlockServer
             writer.write(new FetchFailure(request.requestId(), index, "Cannot stage " + request.ref(index) + " from GPU memory into shared memory: " + e.getMessage()));
             return;
         }
-        published.add(handle);
+        held.published(handle);
         writer.write(new ShmBlockResponse(request.requestId(), index, handle.toBytes()));
     }
 
@@ -311,7 +430,7 @@ public final class TcpBlockServer
      * request or the connection's close; by then the peer has mapped or copied it. Any other block
      * (spilled to disk, or staged from a GPU) is copied into a file of its own first.
      */
-    private void publishShm(FetchRequest request, int index, BlockBytes block, FrameWriter writer, List<ShmBlockHandle> published, List<BlockBytes> shared)
+    private void publishShm(FetchRequest request, int index, BlockBytes block, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         if (block.length() == 0) {
@@ -321,7 +440,7 @@ public final class TcpBlockServer
             return;
         }
         if (block.sharedAt().isPresent()) {
-            shared.add(block);
+            held.shared(block);
             writer.write(new ShmBlockResponse(request.requestId(), index, block.sharedAt().get().toBytes()));
             return;
         }
@@ -334,12 +453,12 @@ public final class TcpBlockServer
             writer.write(new FetchFailure(request.requestId(), index, "Cannot publish " + request.ref(index) + " in shared memory: " + e.getMessage()));
             return;
         }
-        published.add(handle);
+        held.published(handle);
         writer.write(new ShmBlockResponse(request.requestId(), index, handle.toBytes()));
     }
 
     /** NVLINK / PCIE_P2P: the borrowed block's IPC handle; a spilled block through shared memory (HOST_STAGED). */
-    private void answerIpc(FetchRequest request, FrameWriter writer, List<ShmBlockHandle> published, List<BlockBytes> shared, List<BlockLease> lent)
+    private void answerIpc(FetchRequest request, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
@@ -356,19 +475,19 @@ public final class TcpBlockServer
                     continue;
                 }
                 // Importers hold the exported memory through its IPC lease; ours keeps the block from spilling meanwhile.
-                lent.add(lease.get());
+                held.lent(lease.get());
                 writer.write(new IpcBlockResponse(request.requestId(), index, handle.toBytes()));
                 continue;
             }
             Optional<BlockBytes> block = openOrFail(request, index, writer);
             if (block.isPresent()) {
-                publishShm(request, index, block.get(), writer, published, shared);
+                publishShm(request, index, block.get(), writer, held);
             }
         }
     }
 
     /** GPUDIRECT_RDMA: the borrowed block's device memory registered with the NIC; a spilled block from host memory (RDMA_HOST_STAGED). */
-    private void answerGpuRdma(FetchRequest request, FrameWriter writer, List<VerbsBlocks.Exported> exported)
+    private void answerGpuRdma(FetchRequest request, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
@@ -383,13 +502,13 @@ public final class TcpBlockServer
                     writer.write(new FetchFailure(request.requestId(), index, "Cannot register the GPU memory of " + ref + " with " + verbs.deviceName() + ": " + e.getMessage()));
                     continue;
                 }
-                exported.add(export);
+                held.exported(export);
                 writer.write(new GpuRdmaBlockResponse(export.response()));
                 continue;
             }
             Optional<BlockBytes> block = openOrFail(request, index, writer);
             if (block.isPresent()) {
-                registerHost(request, index, block.get(), writer, exported);
+                registerHost(request, index, block.get(), writer, held);
             }
         }
     }
@@ -397,6 +516,7 @@ public final class TcpBlockServer
     private Optional<BlockLease> borrow(ShuffleBlockRef ref)
     {
         try {
+            blocksOpened.incrementAndGet();
             return deviceBlocks.borrow(ref);
         }
         catch (RuntimeException e) {
@@ -410,6 +530,7 @@ public final class TcpBlockServer
     {
         Optional<BlockBytes> block;
         try {
+            blocksOpened.incrementAndGet();
             block = source.open(request.ref(index));
         }
         catch (IOException | RuntimeException e) {
@@ -422,30 +543,18 @@ public final class TcpBlockServer
         return block;
     }
 
-    private static void closeAll(List<BlockBytes> blocks)
-    {
-        blocks.forEach(BlockBytes::close);
-        blocks.clear();
-    }
-
-    private static void returnLeases(List<BlockLease> lent)
-    {
-        lent.forEach(BlockLease::close);
-        lent.clear();
-    }
-
-    private void answerRdma(FetchRequest request, FrameWriter writer, List<VerbsBlocks.Exported> exported)
+    private void answerRdma(FetchRequest request, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         for (int index = 0; index < request.blocks().size(); index++) {
             Optional<BlockBytes> block = openOrFail(request, index, writer);
             if (block.isPresent()) {
-                registerHost(request, index, block.get(), writer, exported);
+                registerHost(request, index, block.get(), writer, held);
             }
         }
     }
 
-    private void registerHost(FetchRequest request, int index, BlockBytes block, FrameWriter writer, List<VerbsBlocks.Exported> exported)
+    private void registerHost(FetchRequest request, int index, BlockBytes block, FrameWriter writer, HeldBlocks held)
             throws IOException
     {
         VerbsBlocks.Exported export;
@@ -456,27 +565,8 @@ public final class TcpBlockServer
             writer.write(new FetchFailure(request.requestId(), index, "Cannot register " + request.ref(index) + " with " + verbs.deviceName() + ": " + e.getMessage()));
             return;
         }
-        exported.add(export);
+        held.exported(export);
         writer.write(export.response());
-    }
-
-    private static void deregister(List<VerbsBlocks.Exported> exported)
-    {
-        exported.forEach(VerbsBlocks.Exported::close);
-        exported.clear();
-    }
-
-    private void release(List<ShmBlockHandle> published)
-    {
-        for (ShmBlockHandle handle : published) {
-            try {
-                shmWriter.release(handle);
-            }
-            catch (RuntimeException e) {
-                LOG.debug("Releasing shared-memory block {}: {}", handle.fileName(), e.getMessage());
-            }
-        }
-        published.clear();
     }
 
     private void answer(FetchRequest request, FrameWriter writer)
@@ -485,6 +575,7 @@ public final class TcpBlockServer
         for (int index = 0; index < request.blocks().size(); index++) {
             Optional<BlockBytes> block;
             try {
+                blocksOpened.incrementAndGet();
                 block = source.open(request.ref(index));
             }
             catch (IOException | RuntimeException e) {
@@ -498,6 +589,21 @@ public final class TcpBlockServer
             try (BlockBytes bytes = block.get()) {
                 writer.write(new BlockResponse(request.requestId(), index, bytes.length()), bytes.buffer());
             }
+        }
+    }
+
+    private static String host(Socket socket)
+    {
+        return socket.getInetAddress() == null ? "unknown" : socket.getInetAddress().getHostAddress();
+    }
+
+    private static void closeQuietly(Socket socket)
+    {
+        try {
+            socket.close();
+        }
+        catch (IOException e) {
+            LOG.debug("Closing a Ferry TCP connection: {}", e.getMessage());
         }
     }
 
@@ -520,6 +626,7 @@ public final class TcpBlockServer
             }
         }
         threads.shutdownNow();
+        deadlines.shutdownNow();
         try {
             threads.awaitTermination(10, TimeUnit.SECONDS);
         }

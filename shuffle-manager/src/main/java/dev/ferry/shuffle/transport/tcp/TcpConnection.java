@@ -4,6 +4,8 @@ import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.ArrayList;
@@ -26,12 +28,16 @@ import dev.ferry.shuffle.transport.tcp.protocol.GpuRdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.IpcBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.IpcFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.Message;
+import dev.ferry.shuffle.transport.tcp.protocol.MessageType;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmFetchRequest;
 import dev.ferry.topology.route.Route;
 import dev.ferry.transport.auth.AuthBootstrap;
+import dev.ferry.transport.crypto.GcmInputStream;
+import dev.ferry.transport.crypto.GcmOutputStream;
+import dev.ferry.transport.crypto.SessionKeys;
 import dev.ferry.transport.local.DeviceBlockReader;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.local.ShmBlockReader;
@@ -57,7 +63,7 @@ final class TcpConnection
         this(peer, timeoutMillis, maxFrameBytes, TcpAuth.none());
     }
 
-    /** Connects and, with {@code auth} enabled, proves Spark's shared secret before anything else is sent. */
+    /** Connects and, with {@code auth} enabled, proves Spark's shared secret before anything else is sent (and encrypts what follows where {@code auth} says). */
     TcpConnection(PeerAddress peer, int timeoutMillis, long maxFrameBytes, TcpAuth auth)
             throws IOException
     {
@@ -67,12 +73,17 @@ final class TcpConnection
             connected.setTcpNoDelay(true);
             connected.setSoTimeout(timeoutMillis);
             connected.connect(new InetSocketAddress(peer.host(), peer.port()), timeoutMillis);
-            BufferedInputStream in = new BufferedInputStream(connected.getInputStream(), 64 * 1024);
-            BufferedOutputStream out = new BufferedOutputStream(connected.getOutputStream(), 64 * 1024);
+            InputStream in = new BufferedInputStream(connected.getInputStream(), 64 * 1024);
+            OutputStream out = new BufferedOutputStream(connected.getOutputStream(), 64 * 1024);
             if (auth.enabled()) {
-                AuthBootstrap.authenticateClient(new StreamAuthChannel(connected, in, out, maxFrameBytes), auth.settings(), auth.timeout());
+                SessionKeys keys = AuthBootstrap.authenticateClient(new StreamAuthChannel(connected, in, out, MessageType.CLIENT_HANDSHAKE), auth.settings(),
+                        auth.timeout());
+                if (auth.encrypt()) {
+                    in = new GcmInputStream(in, keys.receive());
+                    out = new GcmOutputStream(out, keys.send());
+                }
             }
-            this.reader = new FrameReader(in, maxFrameBytes);
+            this.reader = new FrameReader(in, maxFrameBytes, MessageType.RESPONSES);
             this.writer = new FrameWriter(out);
         }
         catch (IOException | RuntimeException e) {

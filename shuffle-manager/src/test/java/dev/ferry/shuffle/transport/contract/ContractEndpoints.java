@@ -26,6 +26,17 @@ public interface ContractEndpoints
     int connectionsAccepted()
             throws Exception;
 
+    /** Blocks the serving peer looked up for its peers so far (opened or borrowed): none for a peer that did not authenticate. */
+    long blocksOpened()
+            throws Exception;
+
+    /** Lines the serving peer logged about failed handshakes and protocol violations (throttled per peer host). */
+    long failuresLogged()
+            throws Exception;
+
+    /** With {@link ContractFault#CAPTURE}: every byte the reader's and server's sockets carried between them so far. */
+    byte[] captured();
+
     /**
      * Reads just past the end of a served block with this family's data-path primitive (a frame
      * length beyond the limit, a shared-memory slice beyond the file, a READ beyond the region):

@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A loopback TCP proxy between a reader and a serving peer that spoils the first connection's
  * server-to-reader stream once, at byte {@code triggerAt}: {@link ContractFault#PEER_DIES} resets
  * both sockets (a crashed host), {@link ContractFault#CUT_SHORT} ends the stream there (FIN) and
- * {@link ContractFault#FLIP_BYTE} flips that byte. It lives in the tests only: the stream transports
- * carry no fault hook of their own.
+ * {@link ContractFault#FLIP_BYTE} flips that byte; {@link ContractFault#CAPTURE} spoils nothing and
+ * records every byte that crosses it, both ways ({@link #captured}). It lives in the tests only: the
+ * stream transports carry no fault hook of their own.
  */
 final class FaultyProxy
         implements AutoCloseable
@@ -27,6 +28,7 @@ final class FaultyProxy
     private final long triggerAt;
     private final AtomicBoolean spent = new AtomicBoolean();
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
 
     FaultyProxy(int targetPort, ContractFault fault, long triggerAt)
             throws IOException
@@ -72,6 +74,11 @@ final class FaultyProxy
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
+                    if (fault == ContractFault.CAPTURE) {
+                        synchronized (captured) {
+                            captured.write(buffer, 0, read);
+                        }
+                    }
                     if (spoil && position <= triggerAt && triggerAt < position + read) {
                         int at = (int) (triggerAt - position);
                         switch (fault) {
@@ -105,6 +112,14 @@ final class FaultyProxy
         }, name);
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /** Every byte that crossed the proxy so far, both directions interleaved as read (with {@link ContractFault#CAPTURE}). */
+    byte[] captured()
+    {
+        synchronized (captured) {
+            return captured.toByteArray();
+        }
     }
 
     private static void reset(Socket socket)

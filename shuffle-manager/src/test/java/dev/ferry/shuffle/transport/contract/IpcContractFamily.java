@@ -28,10 +28,10 @@ abstract class IpcContractFamily
     }
 
     @Override
-    protected ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    protected ContractEndpoints start(ContractSecurity security, ContractFault fault)
             throws Exception
     {
-        return new IpcEndpoints(topology(), self(), peer(), secret, fault, endpointDirectory());
+        return new IpcEndpoints(topology(), self(), peer(), security, fault, endpointDirectory());
     }
 
     @Override

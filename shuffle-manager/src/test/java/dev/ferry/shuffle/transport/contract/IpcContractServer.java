@@ -7,7 +7,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
@@ -22,9 +21,7 @@ import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
-import dev.ferry.shuffle.transport.tcp.TcpAuth;
 import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
-import dev.ferry.transport.auth.SparkAuthSettings;
 import dev.ferry.transport.local.ShmBlockWriter;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -36,7 +33,8 @@ import org.apache.arrow.memory.RootAllocator;
  * {@link TcpBlockServer} that lends them over IPC. Driven over stdin: {@code STATS} answers
  * {@code ACCEPTED n}; {@code HANDLE} answers {@code HANDLE <base64>} (the checked block exported);
  * {@code EXIT} closes everything and answers {@code RELEASED} or {@code LEAK <report>}, then {@code BYE}.
- * Arguments: the shared-memory directory, and Spark's shared secret or {@code -}.
+ * Arguments: the shared-memory directory, Spark's shared secret or {@code -}, and whether to encrypt
+ * ({@code spark.network.crypto.enabled} and {@code spark.io.encryption.enabled}: no shared memory then).
  */
 public final class IpcContractServer
 {
@@ -78,9 +76,10 @@ public final class IpcContractServer
                 return blocks.containsKey(block) ? store.tryBorrow(stored(block)) : Optional.empty();
             }
         };
-        TcpAuth auth = secret.map(value -> new TcpAuth(new SparkAuthSettings(true, "app-contract", Optional.of(value)), Duration.ofSeconds(10))).orElse(TcpAuth.none());
+        ContractSecurity security = new ContractSecurity(secret, Boolean.parseBoolean(args[2]));
         ShmBlockWriter writer = new ShmBlockWriter(shm, 64L << 20);
-        TcpBlockServer server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, 16 << 20, writer, null, auth, device);
+        TcpBlockServer server = TcpBlockServer.builder(source).bind(InetAddress.getLoopbackAddress(), 0)
+                .maxFrameBytes(16 << 20).sharedMemory(security.encrypt() ? null : writer).auth(security.tcpAuth()).deviceBlocks(device).start();
         System.out.println("LISTEN " + server.port());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         String line;
@@ -88,6 +87,7 @@ public final class IpcContractServer
         while ((line = in.readLine()) != null) {
             switch (line) {
                 case "STATS" -> System.out.println("ACCEPTED " + server.acceptedConnections());
+                case "COUNTS" -> System.out.println("COUNTS " + server.blocksOpened() + " " + server.failures().logged());
                 case "HANDLE" -> {
                     exported = store.tryBorrow(stored(ContractBlocks.CHECKED)).orElseThrow();
                     System.out.println("HANDLE " + runtime.exportIpc(exported.buffer()).toBase64());

@@ -26,7 +26,6 @@ import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
 import dev.ferry.transport.ChildProcess;
-import dev.ferry.transport.auth.SparkAuthSettings;
 import dev.ferry.transport.local.DeviceBlockReader;
 import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockReader;
@@ -44,6 +43,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 final class IpcEndpoints
         implements ContractEndpoints
 {
+    private final ContractSecurity security;
     private final ChildProcess child;
     private final Path directory;
     private final String topology;
@@ -57,14 +57,15 @@ final class IpcEndpoints
     private String childVerdict;
     private boolean closed;
 
-    IpcEndpoints(String topology, ExecutorPlace self, ExecutorPlace peerPlace, Optional<String> secret, ContractFault fault, Path directory)
+    IpcEndpoints(String topology, ExecutorPlace self, ExecutorPlace peerPlace, ContractSecurity security, ContractFault fault, Path directory)
             throws Exception
     {
         this.directory = directory;
         this.topology = topology;
         this.self = self;
         Files.createDirectories(directory.resolve("shm"));
-        child = ChildProcess.start(IpcContractServer.class, directory.resolve("shm").toString(), secret.orElse("-"));
+        this.security = security;
+        child = ChildProcess.start(IpcContractServer.class, directory.resolve("shm").toString(), security.secret().orElse("-"), String.valueOf(security.encrypt()));
         int port = Integer.parseInt(child.expect("LISTEN"));
         runtime = DeviceRuntime.create(new MapConfigSource(RoutedEndpoints.DEVICE_CONFIG));
         landingPool = new DeviceMemoryPool(runtime, 0, 32L << 20, 100);
@@ -73,18 +74,18 @@ final class IpcEndpoints
         BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply("ipc-peer", "localhost", 7000, scala.Option.empty()),
                 proxy == null ? port : proxy.port(), Optional.of(peerPlace), true);
         peer = PeerEndpoints.tcpPeer(location).orElseThrow();
-        reader = newReader(secret);
+        reader = newReader(security);
     }
 
-    private ShuffleTransport newReader(Optional<String> secret)
+    private ShuffleTransport newReader(ContractSecurity readerSecurity)
     {
-        TcpAuth auth = secret.map(value -> new TcpAuth(new SparkAuthSettings(true, "app-contract", Optional.of(value)), java.time.Duration.ofSeconds(10)))
-                .orElse(TcpAuth.none());
+        TcpAuth auth = readerSecurity.tcpAuth();
         ClusterTopology cluster = TopologyFileReader.load(Path.of("..", "examples", "topologies", topology + ".json"));
         Path shm = directory.resolve("shm");
         RouteCounters counters = new RouteCounters();
         return new RoutingShuffleTransport(cluster, self, new RoutePolicy(RoutePolicyConfig.defaults()), new TcpShuffleTransport(20_000, 16 << 20, auth), shm,
-                new ShmBlockReader(shm, counters), Optional.empty(), "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.of(new DeviceLanding(runtime, landingPool)), 64L << 20);
+                new ShmBlockReader(shm, counters), Optional.empty(), "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.of(new DeviceLanding(runtime, landingPool)), 64L << 20,
+                readerSecurity.crypto());
     }
 
     @Override
@@ -102,7 +103,7 @@ final class IpcEndpoints
     @Override
     public ShuffleTransport reader(Optional<String> secret)
     {
-        ShuffleTransport extra = newReader(secret);
+        ShuffleTransport extra = newReader(security.withSecret(secret));
         extraReaders.add(extra);
         return extra;
     }
@@ -114,6 +115,40 @@ final class IpcEndpoints
         try {
             child.send("STATS");
             return Integer.parseInt(child.expect("ACCEPTED"));
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
+    @Override
+    public byte[] captured()
+    {
+        return proxy == null ? new byte[0] : proxy.captured();
+    }
+
+    @Override
+    public long blocksOpened()
+            throws IOException
+    {
+        return counts()[0];
+    }
+
+    @Override
+    public long failuresLogged()
+            throws IOException
+    {
+        return counts()[1];
+    }
+
+    private long[] counts()
+            throws IOException
+    {
+        try {
+            child.send("COUNTS");
+            String[] parts = child.expect("COUNTS").trim().split(" ");
+            return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
         }
         catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -28,7 +28,6 @@ import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
 import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
-import dev.ferry.shuffle.transport.tcp.TcpAuth;
 import dev.ferry.shuffle.transport.tcp.TcpBlockServer;
 import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
 import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
@@ -37,7 +36,6 @@ import dev.ferry.topology.file.TopologyFileReader;
 import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
-import dev.ferry.transport.auth.SparkAuthSettings;
 import dev.ferry.transport.local.DeviceLanding;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.local.ShmBlockReader;
@@ -94,7 +92,7 @@ final class RoutedEndpoints
     }
 
     private final Wiring wiring;
-    private final Optional<String> secret;
+    private final ContractSecurity security;
     private final Path directory;
     private final BufferAllocator serverAllocator = new RootAllocator();
     private final ShmBlockWriter shmWriter;
@@ -113,11 +111,11 @@ final class RoutedEndpoints
     private boolean closed;
     private boolean released;
 
-    RoutedEndpoints(Wiring wiring, Optional<String> secret, Path directory)
+    RoutedEndpoints(Wiring wiring, ContractSecurity security, Path directory)
             throws Exception
     {
         this.wiring = wiring;
-        this.secret = secret;
+        this.security = security;
         this.directory = directory;
         Files.createDirectories(directory.resolve("shm"));
         Map<ShuffleBlockRef, byte[]> blocks = ContractBlocks.all(!wiring.deviceBlocks());
@@ -162,13 +160,19 @@ final class RoutedEndpoints
         };
         serverNicDevice = wiring.nics() == null ? null : wiring.nics().open("contract_server");
         serverNic = serverNicDevice == null ? null : new VerbsBlocks(serverNicDevice, VERBS, 256 << 10, Duration.ofSeconds(20));
-        server = new TcpBlockServer(source, InetAddress.getLoopbackAddress(), 0, 16 << 20, shmWriter, serverNic, auth(secret), devicePath);
+        // As FerryShuffleRuntime wires a server: no shared memory under spark.io.encryption.enabled, no NIC under spark.network.crypto.enabled.
+        server = TcpBlockServer.builder(source).bind(InetAddress.getLoopbackAddress(), 0).maxFrameBytes(16 << 20)
+                .sharedMemory(security.crypto().ioEncryption() ? null : shmWriter)
+                .verbs(security.crypto().networkCrypto() ? null : serverNic)
+                .auth(security.tcpAuth())
+                .deviceBlocks(devicePath)
+                .start();
         proxy = wiring.proxyFault() == ContractFault.NONE ? null : new FaultyProxy(server.port(), wiring.proxyFault(), wiring.proxyTriggerAt());
         int port = proxy == null ? server.port() : proxy.port();
         BlockManagerId location = PeerEndpoints.withEndpoints(BlockManagerId.apply("peer-1", "localhost", 7000, scala.Option.empty()), port,
                 Optional.ofNullable(wiring.peer()), wiring.deviceBlocks());
         peer = PeerEndpoints.tcpPeer(location).orElseThrow();
-        reader = newReader(secret, "contract_reader");
+        reader = newReader(security, "contract_reader");
     }
 
     private static StoredBlock stored(ShuffleBlockRef ref)
@@ -176,15 +180,10 @@ final class RoutedEndpoints
         return new StoredBlock(ref.shuffleId(), ref.mapId(), ref.reduceId(), 0, ref.mapId());
     }
 
-    private static TcpAuth auth(Optional<String> secret)
-    {
-        return secret.map(value -> new TcpAuth(new SparkAuthSettings(true, "app-contract", Optional.of(value)), Duration.ofSeconds(10))).orElse(TcpAuth.none());
-    }
-
-    private ShuffleTransport newReader(Optional<String> readerSecret, String nicName)
+    private ShuffleTransport newReader(ContractSecurity readerSecurity, String nicName)
             throws Exception
     {
-        TcpShuffleTransport stream = new TcpShuffleTransport(TIMEOUT_MILLIS, 16 << 20, auth(readerSecret));
+        TcpShuffleTransport stream = new TcpShuffleTransport(TIMEOUT_MILLIS, 16 << 20, readerSecurity.tcpAuth());
         if (wiring.topology() == null) {
             return stream;
         }
@@ -194,7 +193,8 @@ final class RoutedEndpoints
         Path shm = directory.resolve("shm");
         RouteCounters counters = new RouteCounters();
         return new RoutingShuffleTransport(cluster, wiring.self(), new RoutePolicy(RoutePolicyConfig.defaults()), stream, shm, new ShmBlockReader(shm, counters), nic,
-                "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.ofNullable(runtime).map(device -> new DeviceLanding(device, landingPool)), 64L << 20);
+                "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.ofNullable(runtime).map(device -> new DeviceLanding(device, landingPool)), 64L << 20,
+                readerSecurity.crypto());
     }
 
     @Override
@@ -213,7 +213,7 @@ final class RoutedEndpoints
     public ShuffleTransport reader(Optional<String> readerSecret)
             throws Exception
     {
-        ShuffleTransport extra = newReader(readerSecret, "contract_reader_" + extraReaders.size());
+        ShuffleTransport extra = newReader(security.withSecret(readerSecret), "contract_reader_" + extraReaders.size());
         extraReaders.add(extra);
         return extra;
     }
@@ -222,6 +222,24 @@ final class RoutedEndpoints
     public int connectionsAccepted()
     {
         return server.acceptedConnections();
+    }
+
+    @Override
+    public byte[] captured()
+    {
+        return proxy == null ? new byte[0] : proxy.captured();
+    }
+
+    @Override
+    public long blocksOpened()
+    {
+        return server.blocksOpened();
+    }
+
+    @Override
+    public long failuresLogged()
+    {
+        return server.failures().logged();
     }
 
     @Override
@@ -235,9 +253,9 @@ final class RoutedEndpoints
             return readBeyondSharedMemory();
         }
         // The stream's framing: a frame longer than the limit is refused before anything is allocated.
-        ByteBuffer frame = ByteBuffer.allocate(16).putInt((16 << 20) + 1).put((byte) 1).flip();
+        ByteBuffer frame = ByteBuffer.allocate(16).putInt((16 << 20) + 1).put((byte) 2).flip();
         try {
-            new FrameReader(new java.io.ByteArrayInputStream(frame.array()), 16 << 20).read();
+            new FrameReader(new java.io.ByteArrayInputStream(frame.array()), 16 << 20, dev.ferry.shuffle.transport.tcp.protocol.MessageType.RESPONSES).read();
             return null;
         }
         catch (IOException e) {

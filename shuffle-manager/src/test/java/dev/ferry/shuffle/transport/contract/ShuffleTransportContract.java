@@ -20,6 +20,7 @@ import dev.ferry.shuffle.transport.ShuffleTransport;
 import dev.ferry.topology.route.Route;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import dev.ferry.transport.TestBytes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <li>blocks of every size (empty, one byte, multi-chunk) arrive intact, in request order, named by the route;</li>
  * <li>reads are bounds-checked by the data path itself;</li>
  * <li>an unknown block is an {@link IOException} naming the peer and the block;</li>
- * <li>with authentication on, the right secret is served and a wrong or missing one refused;</li>
+ * <li>with authentication on, the right secret is served and a wrong or missing one refused: nothing served, one log line;</li>
+ * <li>with encryption on, blocks travel the encrypted stream only and no plaintext of them crosses a socket;</li>
+ * <li>hostile frames (huge, negative, unknown, a request before authentication, garbage) are refused before allocation, answered with nothing;</li>
  * <li>concurrent fetches all succeed; sequential fetches reuse one connection;</li>
  * <li>closing releases every buffer, registration, shared-memory file and device buffer;</li>
  * <li>faults (peer death, a transfer cut short, a stale region key, a flipped byte) end in an
@@ -68,8 +71,8 @@ public abstract class ShuffleTransportContract
     /** The route this family's fetches report. */
     protected abstract Route route();
 
-    /** Starts a serving peer with {@link ContractBlocks#all} and a reader; {@code secret}: Spark's shared secret, empty with authentication off. */
-    protected abstract ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    /** Starts a serving peer with {@link ContractBlocks#all} and a reader under {@code security} (Spark's shared secret, if any, and encryption). */
+    protected abstract ContractEndpoints start(ContractSecurity security, ContractFault fault)
             throws Exception;
 
     /** The faults this family can inject; the others are skipped with a reason. */
@@ -112,7 +115,13 @@ public abstract class ShuffleTransportContract
     private ContractEndpoints endpoints(Optional<String> secret, ContractFault fault)
             throws Exception
     {
-        ContractEndpoints endpoints = start(secret, fault);
+        return endpoints(ContractSecurity.of(secret), fault);
+    }
+
+    private ContractEndpoints endpoints(ContractSecurity security, ContractFault fault)
+            throws Exception
+    {
+        ContractEndpoints endpoints = start(security, fault);
         started.add(endpoints);
         return endpoints;
     }
@@ -196,6 +205,146 @@ public abstract class ShuffleTransportContract
             assertThrows(IOException.class, () -> none.fetch(endpoints.peer(), List.of(ContractBlocks.SMALL), allocator));
         }
         assertServesAll(endpoints.reader(), endpoints);
+    }
+
+    /**
+     * A wrong or missing secret is served nothing (not a block looked up) on this route, the server
+     * logs one line for the peer however often it tries, and goes on serving the right secret.
+     */
+    @Test
+    void aWrongOrMissingSecretIsServedNothingAndLoggedOnce()
+            throws Exception
+    {
+        ContractEndpoints endpoints = endpoints(Optional.of("contract-secret"), ContractFault.NONE);
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try (ShuffleTransport wrong = endpoints.reader(Optional.of("guess-" + attempt)); ShuffleTransport none = endpoints.reader(Optional.empty())) {
+                assertThrows(IOException.class, () -> wrong.fetch(endpoints.peer(), List.of(ContractBlocks.SMALL), allocator));
+                assertThrows(IOException.class, () -> none.fetch(endpoints.peer(), List.of(ContractBlocks.SMALL), allocator));
+            }
+        }
+        assertEquals(0, endpoints.blocksOpened(), "no block was looked up for a peer that did not authenticate");
+        assertEquals(1, endpoints.failuresLogged(), "six failures of one peer host make one log line");
+        assertServesAll(endpoints.reader(), endpoints);
+        assertTrue(endpoints.blocksOpened() > 0);
+    }
+
+    /**
+     * Hostile first bytes from a stranger (a 700 MiB handshake frame, a negative length, a request
+     * before authentication, a huge request, garbage) close that connection without an answer and
+     * without an allocation beyond a few KiB; the server stays up, serves nothing, and then serves
+     * an honest reader. With authentication on and off.
+     */
+    @Test
+    void hostileFramesAreRefusedBeforeAllocationAndServeNothing()
+            throws Exception
+    {
+        for (Optional<String> secret : List.of(Optional.of("contract-secret"), Optional.<String>empty())) {
+            ContractEndpoints endpoints = endpoints(secret, ContractFault.NONE);
+            List<byte[]> hostile = new ArrayList<>(List.of(
+                    frameHeader(700 << 20, 12),
+                    frameHeader(-1, 12),
+                    frameHeader(Integer.MAX_VALUE, 1),
+                    frameHeader(1 << 30, 2),
+                    frameHeader(64, 99),
+                    new java.util.Random(7).ints(256, 0, 256).collect(java.io.ByteArrayOutputStream::new, java.io.ByteArrayOutputStream::write, (a, b) -> {}).toByteArray()));
+            if (secret.isPresent()) {
+                // A well-formed request, sent before authenticating.
+                hostile.add(fetchRequestFrame());
+            }
+            else {
+                hostile.add(frameHeader(100, 12));
+            }
+            for (byte[] prefix : hostile) {
+                assertEquals(0, sendAndReadAnswer(endpoints, prefix), "the server answered hostile bytes " + java.util.HexFormat.of().formatHex(prefix, 0, Math.min(8, prefix.length)));
+            }
+            assertEquals(0, endpoints.blocksOpened(), "hostile peers had no block looked up");
+            assertServesAll(endpoints.reader(), endpoints);
+        }
+    }
+
+    private static byte[] frameHeader(int length, int type)
+    {
+        return java.nio.ByteBuffer.allocate(5).putInt(length).put((byte) type).array();
+    }
+
+    private static byte[] fetchRequestFrame()
+    {
+        ShuffleBlockRef block = ContractBlocks.SMALL;
+        java.nio.ByteBuffer frame = java.nio.ByteBuffer.allocate(4 + 1 + 8 + 4 + 4 + 12);
+        frame.putInt(1 + 8 + 4 + 4 + 12).put((byte) 1).putLong(1).putInt(block.shuffleId()).putInt(1).putLong(block.mapId()).putInt(block.reduceId());
+        return frame.array();
+    }
+
+    /** Bytes the server sent back before closing the connection (it must close within the test's timeout). */
+    private static int sendAndReadAnswer(ContractEndpoints endpoints, byte[] prefix)
+            throws IOException
+    {
+        try (java.net.Socket socket = new java.net.Socket()) {
+            socket.connect(new java.net.InetSocketAddress(endpoints.peer().host(), endpoints.peer().port()), 10_000);
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream().write(prefix);
+            socket.getOutputStream().flush();
+            int answered = 0;
+            byte[] buffer = new byte[4096];
+            try {
+                for (int read = socket.getInputStream().read(buffer); read >= 0; read = socket.getInputStream().read(buffer)) {
+                    answered += read;
+                }
+            }
+            catch (java.net.SocketException reset) {
+                // The server closed with our bytes unread: a reset is a refusal too.
+            }
+            return answered;
+        }
+    }
+
+    /**
+     * With {@code spark.network.crypto.enabled} and {@code spark.io.encryption.enabled}, every block
+     * of every family arrives intact over the encrypted stream (routes whose bytes would leave it
+     * are not used: the route reported is TCP), and the bytes the sockets carried hold no 16-byte
+     * run of any block. The same capture without encryption finds them (the check can fail).
+     */
+    @Test
+    void encryptedStreamsCarryNoPlaintextOfTheBlocks()
+            throws Exception
+    {
+        Map<ShuffleBlockRef, byte[]> expected = ContractBlocks.all(servesEmptyBlocks());
+        List<ShuffleBlockRef> refs = new ArrayList<>(expected.keySet());
+        ContractEndpoints encrypted = endpoints(ContractSecurity.encrypted("contract-secret"), ContractFault.CAPTURE);
+        long blockBytes = 0;
+        try (FetchedBlocks fetched = encrypted.reader().fetch(encrypted.peer(), refs, allocator)) {
+            for (int i = 0; i < refs.size(); i++) {
+                assertEquals(Route.TCP.name(), fetched.routeOf(i), refs.get(i) + ": the encrypted stream carried it");
+                assertArrayEquals(expected.get(refs.get(i)), bytes(fetched, i), refs.get(i) + " encrypted");
+                blockBytes += expected.get(refs.get(i)).length;
+            }
+        }
+        byte[] wire = encrypted.captured();
+        assertTrue(wire.length > blockBytes, "the blocks crossed the sockets (" + wire.length + " bytes for " + blockBytes + " of blocks)");
+        for (ShuffleBlockRef ref : refs) {
+            for (byte[] run : runs(expected.get(ref))) {
+                assertEquals(-1, TestBytes.indexOf(wire, run), "plaintext of " + ref + " on the wire");
+            }
+        }
+        if (route() == Route.TCP) {
+            ContractEndpoints plain = endpoints(Optional.of("contract-secret"), ContractFault.CAPTURE);
+            try (FetchedBlocks fetched = plain.reader().fetch(plain.peer(), List.of(ContractBlocks.SMALL), allocator)) {
+                assertEquals(1, fetched.blocks().size());
+            }
+            assertTrue(TestBytes.indexOf(plain.captured(), runs(expected.get(ContractBlocks.SMALL)).get(0)) >= 0, "without encryption the capture sees the block");
+        }
+    }
+
+    /** 16-byte runs at the start, middle and end of a block (none for blocks shorter than that). */
+    private static List<byte[]> runs(byte[] block)
+    {
+        List<byte[]> runs = new ArrayList<>();
+        if (block.length >= 16) {
+            for (int at : new int[] {0, block.length / 2, block.length - 16}) {
+                runs.add(java.util.Arrays.copyOfRange(block, at, at + 16));
+            }
+        }
+        return runs;
     }
 
     @Test

@@ -12,7 +12,7 @@ final class SimulatedNics
     static RoutedEndpoints.NicFactory with(SimulatedNicOptions options, ContractFault fault)
     {
         InjectedFault injected = switch (fault) {
-            case NONE -> InjectedFault.NONE;
+            case NONE, CAPTURE -> InjectedFault.NONE;
             case PEER_DIES -> InjectedFault.PEER_DIES;
             case CUT_SHORT -> InjectedFault.CUT_SHORT;
             case FLIP_BYTE -> InjectedFault.FLIP_BYTE;

@@ -1,7 +1,6 @@
 package dev.ferry.shuffle.transport.contract;
 
 import java.util.EnumSet;
-import java.util.Optional;
 import java.util.Set;
 
 import dev.ferry.device.cuda.CudaAvailability;
@@ -34,7 +33,7 @@ class TestCudaIpcTransportContract
     }
 
     @Override
-    protected ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    protected ContractEndpoints start(ContractSecurity security, ContractFault fault)
     {
         return abort("CUDA is available, but the two-process CUDA IPC contract endpoints are not wired yet");
     }

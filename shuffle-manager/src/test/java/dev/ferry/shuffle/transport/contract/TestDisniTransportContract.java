@@ -39,7 +39,7 @@ class TestDisniTransportContract
     }
 
     @Override
-    protected ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    protected ContractEndpoints start(ContractSecurity security, ContractFault fault)
             throws Exception
     {
         InetAddress address = InetAddress.getByName(System.getenv(ADDRESS_VARIABLE));
@@ -47,7 +47,7 @@ class TestDisniTransportContract
         RoutedEndpoints.NicFactory nics = name -> provider.openDevice(name, new InetSocketAddress(address, 0), RoutedEndpoints.VERBS);
         ExecutorPlace self = new ExecutorPlace("pcie-a", Optional.of("GPU0"));
         ExecutorPlace peer = new ExecutorPlace("pcie-b", Optional.of("GPU0"));
-        return new RoutedEndpoints(new RoutedEndpoints.Wiring("pcie-roce-2node", self, peer, false, nics, ContractFault.NONE, 0), secret, endpointDirectory());
+        return new RoutedEndpoints(new RoutedEndpoints.Wiring("pcie-roce-2node", self, peer, false, nics, fault.captureOnly(), 0), security, endpointDirectory());
     }
 
     @Override

@@ -30,13 +30,13 @@ class TestGpuDirectRdmaTransportContract
     }
 
     @Override
-    protected ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    protected ContractEndpoints start(ContractSecurity security, ContractFault fault)
             throws Exception
     {
         ExecutorPlace self = new ExecutorPlace("dgx-a", Optional.of("GPU0"));
         ExecutorPlace peer = new ExecutorPlace("dgx-b", Optional.of("GPU0"));
         RoutedEndpoints.NicFactory nics = SimulatedNics.with(new SimulatedNicOptions(true, 256L << 20, false, CmFault.NONE), fault);
-        return new RoutedEndpoints(new RoutedEndpoints.Wiring("dgx-h100-ib-2node", self, peer, true, nics, ContractFault.NONE, 0), secret, endpointDirectory());
+        return new RoutedEndpoints(new RoutedEndpoints.Wiring("dgx-h100-ib-2node", self, peer, true, nics, fault.captureOnly(), 0), security, endpointDirectory());
     }
 
     @Override

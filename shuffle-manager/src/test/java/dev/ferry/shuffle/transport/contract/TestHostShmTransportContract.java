@@ -22,13 +22,13 @@ class TestHostShmTransportContract
     }
 
     @Override
-    protected ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    protected ContractEndpoints start(ContractSecurity security, ContractFault fault)
             throws Exception
     {
         ExecutorPlace self = new ExecutorPlace("pcie-a", Optional.of("GPU0"));
         ExecutorPlace peer = new ExecutorPlace("pcie-a", Optional.of("GPU1"));
         // Byte 6 of the answer lies inside the first handle response frame.
-        return new RoutedEndpoints(new RoutedEndpoints.Wiring("pcie-roce-2node", self, peer, false, null, fault, 6), secret, endpointDirectory());
+        return new RoutedEndpoints(new RoutedEndpoints.Wiring("pcie-roce-2node", self, peer, false, null, fault, 6), security, endpointDirectory());
     }
 
     @Override

@@ -23,13 +23,13 @@ class TestRdmaTransportContract
     }
 
     @Override
-    protected ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    protected ContractEndpoints start(ContractSecurity security, ContractFault fault)
             throws Exception
     {
         ExecutorPlace self = new ExecutorPlace("pcie-a", Optional.of("GPU0"));
         ExecutorPlace peer = new ExecutorPlace("pcie-b", Optional.of("GPU0"));
         RoutedEndpoints.NicFactory nics = SimulatedNics.with(new SimulatedNicOptions(false, 1 << 20, false, CmFault.NONE), fault);
-        return new RoutedEndpoints(new RoutedEndpoints.Wiring("pcie-roce-2node", self, peer, false, nics, ContractFault.NONE, 0), secret, endpointDirectory());
+        return new RoutedEndpoints(new RoutedEndpoints.Wiring("pcie-roce-2node", self, peer, false, nics, fault.captureOnly(), 0), security, endpointDirectory());
     }
 
     @Override

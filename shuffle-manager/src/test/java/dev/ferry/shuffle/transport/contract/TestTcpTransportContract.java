@@ -1,7 +1,6 @@
 package dev.ferry.shuffle.transport.contract;
 
 import java.util.EnumSet;
-import java.util.Optional;
 import java.util.Set;
 
 import dev.ferry.topology.route.Route;
@@ -17,11 +16,11 @@ class TestTcpTransportContract
     }
 
     @Override
-    protected ContractEndpoints start(Optional<String> secret, ContractFault fault)
+    protected ContractEndpoints start(ContractSecurity security, ContractFault fault)
             throws Exception
     {
         // 200000 bytes into the answer lies inside the checked block's body.
-        return new RoutedEndpoints(new RoutedEndpoints.Wiring(null, null, null, false, null, fault, 200_000), secret, endpointDirectory());
+        return new RoutedEndpoints(new RoutedEndpoints.Wiring(null, null, null, false, null, fault, 200_000), security, endpointDirectory());
     }
 
     @Override

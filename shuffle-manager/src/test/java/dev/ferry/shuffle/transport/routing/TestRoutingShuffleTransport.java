@@ -134,20 +134,20 @@ class TestRoutingShuffleTransport
         String nodeA = dgx.nodes().get(0).hostname();
         String nodeB = dgx.nodes().get(1).hostname();
         try (RoutingShuffleTransport routing = transport(dgx, place(nodeA, "GPU0"), Optional.empty(), counters)) {
-            RouteChoice sameNodeHost = routing.choose(peer("1", 1000, place(nodeA, "GPU1"), false));
+            PeerRoute sameNodeHost = routing.choose(peer("1", 1000, place(nodeA, "GPU1"), false));
             assertEquals(Route.HOST_SHM, sameNodeHost.decided());
             assertEquals(Route.HOST_SHM, sameNodeHost.carrier());
-            RouteChoice sameNodeDevice = routing.choose(peer("2", 1001, place(nodeA, "GPU1"), true));
+            PeerRoute sameNodeDevice = routing.choose(peer("2", 1001, place(nodeA, "GPU1"), true));
             assertEquals(Route.NVLINK, sameNodeDevice.decided(), sameNodeDevice.reason());
             assertEquals(Route.HOST_STAGED, sameNodeDevice.carrier(), "no device runtime here to open NVLink IPC handles with: staged through host memory");
             assertTrue(sameNodeDevice.reason().contains("no device runtime"), sameNodeDevice.reason());
-            RouteChoice crossNodeDevice = routing.choose(peer("3", 1002, place(nodeB, "GPU0"), true));
+            PeerRoute crossNodeDevice = routing.choose(peer("3", 1002, place(nodeB, "GPU0"), true));
             assertEquals(Route.GPUDIRECT_RDMA, crossNodeDevice.decided(), crossNodeDevice.reason());
             assertEquals(Route.TCP, crossNodeDevice.carrier(), "no verbs layer here");
             assertTrue(crossNodeDevice.reason().contains("no verbs layer"), crossNodeDevice.reason());
-            RouteChoice crossNodeHost = routing.choose(peer("4", 1003, place(nodeB, "GPU1"), false));
+            PeerRoute crossNodeHost = routing.choose(peer("4", 1003, place(nodeB, "GPU1"), false));
             assertEquals(Route.RDMA, crossNodeHost.decided(), crossNodeHost.reason());
-            RouteChoice unknown = routing.choose(new PeerAddress("5", "localhost", 1004));
+            PeerRoute unknown = routing.choose(new PeerAddress("5", "localhost", 1004));
             assertEquals(Route.TCP, unknown.carrier());
         }
     }
@@ -166,7 +166,8 @@ class TestRoutingShuffleTransport
         VerbsBlocks clientNic = new VerbsBlocks(provider.openLoopbackDevice("sim_client", VERBS), VERBS, 64 << 10, Duration.ofSeconds(10));
         RouteCounters counters = new RouteCounters();
         try (ShmBlockWriter shm = new ShmBlockWriter(shmDirectory);
-                TcpBlockServer server = new TcpBlockServer(source(), LOOPBACK, 0, 16 << 20, shm, serverNic);
+                TcpBlockServer server = TcpBlockServer.builder(source()).bind(LOOPBACK, 0)
+                        .maxFrameBytes(16 << 20).sharedMemory(shm).verbs(serverNic).start();
                 RoutingShuffleTransport routing = transport(roce, place("pcie-a", "GPU0"), Optional.of(clientNic), counters)) {
             List<ShuffleBlockRef> refs = List.of(first, second);
             for (PeerAddress peer : List.of(peer("1", server.port(), place("pcie-a", "GPU1"), false), peer("2", server.port(), place("pcie-a", "GPU2"), true),
@@ -250,12 +251,13 @@ class TestRoutingShuffleTransport
                     return store.tryBorrow(stored(block));
                 }
             };
-            try (TcpBlockServer server = new TcpBlockServer(hostPath, LOOPBACK, 0, 16 << 20, null, serverNic, TcpAuth.none(), devicePath);
+            try (TcpBlockServer server = TcpBlockServer.builder(hostPath).bind(LOOPBACK, 0)
+                    .maxFrameBytes(16 << 20).verbs(serverNic).deviceBlocks(devicePath).start();
                     RoutingShuffleTransport routing = new RoutingShuffleTransport(dgx, place(nodeA, "GPU0"), new RoutePolicy(RoutePolicyConfig.defaults()),
                             new TcpShuffleTransport(10_000, 16 << 20), shmDirectory, new ShmBlockReader(shmDirectory, counters), Optional.of(clientNic), "",
                             counters, new PeerRouteLog(), Optional.of(new DeviceLanding(runtime, readerPool)), 64L << 20)) {
                 PeerAddress peer = peer("7", server.port(), place(nodeB, "GPU0"), true);
-                RouteChoice choice = routing.choose(peer);
+                PeerRoute choice = routing.choose(peer);
                 assertEquals(Route.GPUDIRECT_RDMA, choice.carrier(), choice.reason());
                 List<ShuffleBlockRef> refs = List.of(residentRef, spilledRef);
                 try (FetchedBlocks fetched = routing.fetch(peer, refs, allocator)) {
@@ -301,8 +303,8 @@ class TestRoutingShuffleTransport
         byte[] small = pattern(1000, 6);
         try (HostMapOutputStore store = new HostMapOutputStore(allocator.newChildAllocator("peer-store", 0, Long.MAX_VALUE), 64 << 20, shmDirectory.resolve("spill"),
                 Optional.of(shmDirectory));
-                TcpBlockServer server = new TcpBlockServer(ref -> store.open(ref.shuffleId(), ref.mapId(), ref.reduceId()), LOOPBACK, 0, 16 << 20,
-                        new ShmBlockWriter(shmDirectory));
+                TcpBlockServer server = TcpBlockServer.builder(ref -> store.open(ref.shuffleId(), ref.mapId(), ref.reduceId())).bind(LOOPBACK, 0)
+                        .maxFrameBytes(16 << 20).sharedMemory(new ShmBlockWriter(shmDirectory)).start();
                 RoutingShuffleTransport routing = transport(roce, place("pcie-a", "GPU0"), Optional.empty(), counters)) {
             store.commit(new MapOutputId(4, 40, 0, 1), new EncodedMapOutput()
             {

@@ -90,7 +90,7 @@ class TestFetchLimits
     void oneConnectionPerPeerSerializesConcurrentFetchesOverOneConnection()
             throws Exception
     {
-        try (TcpBlockServer server = new TcpBlockServer(source(), InetAddress.getLoopbackAddress(), 0, 1 << 20);
+        try (TcpBlockServer server = TcpBlockServer.builder(source()).bind(InetAddress.getLoopbackAddress(), 0).maxFrameBytes(1 << 20).start();
                 TcpShuffleTransport transport = new TcpShuffleTransport(10_000, 1 << 20, TcpAuth.none(), new FetchLimits(0, Duration.ZERO, 1))) {
             PeerAddress peer = new PeerAddress("1", "127.0.0.1", server.port());
             ExecutorService threads = Executors.newFixedThreadPool(4);

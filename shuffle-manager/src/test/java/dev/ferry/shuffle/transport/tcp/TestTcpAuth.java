@@ -36,11 +36,11 @@ class TestTcpAuth
             throws Exception
     {
         try (BufferAllocator allocator = new RootAllocator();
-                TcpBlockServer server = new TcpBlockServer(ref -> {
+                TcpBlockServer server = TcpBlockServer.builder(ref -> {
                     ArrowBuf buffer = allocator.buffer(BYTES.length);
                     buffer.setBytes(0, BYTES);
                     return Optional.of(new BlockBytes(buffer, BYTES.length));
-                }, InetAddress.getLoopbackAddress(), 0, 1 << 20, null, null, auth("shared-secret"))) {
+                }).bind(InetAddress.getLoopbackAddress(), 0).maxFrameBytes(1 << 20).auth(auth("shared-secret")).start()) {
             PeerAddress peer = new PeerAddress("1", InetAddress.getLoopbackAddress().getHostAddress(), server.port());
             try (TcpShuffleTransport good = new TcpShuffleTransport(5000, 1 << 20, auth("shared-secret"))) {
                 for (int round = 0; round < 2; round++) {

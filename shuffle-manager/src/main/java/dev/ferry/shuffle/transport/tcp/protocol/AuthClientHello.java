@@ -6,27 +6,30 @@ import java.util.HexFormat;
 
 import static java.util.Objects.requireNonNull;
 
-/** Authentication step 1, client to server: the application id and the client's nonce. Wire: string appId, bytes nonce. */
+/**
+ * Authentication step 1, client to server: the client's nonce and its ephemeral X25519 public key.
+ * It names no application and proves nothing yet. Wire: bytes nonce, bytes publicKey.
+ */
 public final class AuthClientHello
         implements Message
 {
-    private final String appId;
     private final byte[] nonce;
+    private final byte[] publicKey;
 
-    public AuthClientHello(String appId, byte[] nonce)
+    public AuthClientHello(byte[] nonce, byte[] publicKey)
     {
-        this.appId = requireNonNull(appId, "appId is null");
         this.nonce = requireNonNull(nonce, "nonce is null").clone();
-    }
-
-    public String appId()
-    {
-        return appId;
+        this.publicKey = requireNonNull(publicKey, "publicKey is null").clone();
     }
 
     public byte[] nonce()
     {
         return nonce.clone();
+    }
+
+    public byte[] publicKey()
+    {
+        return publicKey.clone();
     }
 
     @Override
@@ -38,37 +41,37 @@ public final class AuthClientHello
     @Override
     public int encodedLength()
     {
-        return Encoding.encodedLength(appId) + Encoding.encodedLength(nonce);
+        return Encoding.encodedLength(nonce) + Encoding.encodedLength(publicKey);
     }
 
     @Override
     public void encode(ByteBuffer buffer)
     {
-        Encoding.writeString(buffer, appId);
         Encoding.writeBytes(buffer, nonce);
+        Encoding.writeBytes(buffer, publicKey);
     }
 
     public static AuthClientHello decode(ByteBuffer buffer)
     {
-        String appId = Encoding.readString(buffer);
-        return new AuthClientHello(appId, Encoding.readBytes(buffer));
+        byte[] nonce = Encoding.readBytes(buffer);
+        return new AuthClientHello(nonce, Encoding.readBytes(buffer));
     }
 
     @Override
     public boolean equals(Object other)
     {
-        return other instanceof AuthClientHello that && appId.equals(that.appId) && Arrays.equals(nonce, that.nonce);
+        return other instanceof AuthClientHello that && Arrays.equals(nonce, that.nonce) && Arrays.equals(publicKey, that.publicKey);
     }
 
     @Override
     public int hashCode()
     {
-        return 31 * appId.hashCode() + Arrays.hashCode(nonce);
+        return 31 * Arrays.hashCode(nonce) + Arrays.hashCode(publicKey);
     }
 
     @Override
     public String toString()
     {
-        return "AuthClientHello[appId=" + appId + ", nonce=" + HexFormat.of().formatHex(nonce) + "]";
+        return "AuthClientHello[nonce=" + HexFormat.of().formatHex(nonce) + ", publicKey=" + HexFormat.of().formatHex(publicKey) + "]";
     }
 }

@@ -6,7 +6,7 @@ import java.util.HexFormat;
 
 import static java.util.Objects.requireNonNull;
 
-/** Authentication step 3, client to server: the client's proof of the secret over both nonces. Wire: bytes proof. */
+/** Authentication step 3, client to server: the client's proof of the secret over the application id, both nonces and its public key. Wire: bytes proof. */
 public final class AuthClientProof
         implements Message
 {

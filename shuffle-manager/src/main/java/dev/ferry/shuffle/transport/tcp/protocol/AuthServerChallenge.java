@@ -6,27 +6,24 @@ import java.util.HexFormat;
 
 import static java.util.Objects.requireNonNull;
 
-/** Authentication step 2, server to client: the server's nonce and its proof of the secret. Wire: bytes nonce, bytes proof. */
+/**
+ * Authentication step 2, server to client: the server's fresh nonce, and nothing else. The server
+ * proves nothing (no MAC an unauthenticated peer could test guesses of the secret against, no
+ * application id) before the client has proved itself. Wire: bytes nonce.
+ */
 public final class AuthServerChallenge
         implements Message
 {
     private final byte[] nonce;
-    private final byte[] proof;
 
-    public AuthServerChallenge(byte[] nonce, byte[] proof)
+    public AuthServerChallenge(byte[] nonce)
     {
         this.nonce = requireNonNull(nonce, "nonce is null").clone();
-        this.proof = requireNonNull(proof, "proof is null").clone();
     }
 
     public byte[] nonce()
     {
         return nonce.clone();
-    }
-
-    public byte[] proof()
-    {
-        return proof.clone();
     }
 
     @Override
@@ -38,37 +35,35 @@ public final class AuthServerChallenge
     @Override
     public int encodedLength()
     {
-        return Encoding.encodedLength(nonce) + Encoding.encodedLength(proof);
+        return Encoding.encodedLength(nonce);
     }
 
     @Override
     public void encode(ByteBuffer buffer)
     {
         Encoding.writeBytes(buffer, nonce);
-        Encoding.writeBytes(buffer, proof);
     }
 
     public static AuthServerChallenge decode(ByteBuffer buffer)
     {
-        byte[] nonce = Encoding.readBytes(buffer);
-        return new AuthServerChallenge(nonce, Encoding.readBytes(buffer));
+        return new AuthServerChallenge(Encoding.readBytes(buffer));
     }
 
     @Override
     public boolean equals(Object other)
     {
-        return other instanceof AuthServerChallenge that && Arrays.equals(nonce, that.nonce) && Arrays.equals(proof, that.proof);
+        return other instanceof AuthServerChallenge that && Arrays.equals(nonce, that.nonce);
     }
 
     @Override
     public int hashCode()
     {
-        return 31 * Arrays.hashCode(nonce) + Arrays.hashCode(proof);
+        return Arrays.hashCode(nonce);
     }
 
     @Override
     public String toString()
     {
-        return "AuthServerChallenge[nonce=" + HexFormat.of().formatHex(nonce) + ", proof=" + HexFormat.of().formatHex(proof) + "]";
+        return "AuthServerChallenge[nonce=" + HexFormat.of().formatHex(nonce) + "]";
     }
 }

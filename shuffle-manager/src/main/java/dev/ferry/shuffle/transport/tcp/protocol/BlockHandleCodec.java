@@ -55,4 +55,15 @@ final class BlockHandleCodec
         source.get(handle);
         return factory.create(requestId, index, handle);
     }
+
+    /** Value equality of two handle responses (a record would compare the handle arrays by identity). */
+    static boolean sameResponse(long requestId, int index, byte[] handle, long otherRequestId, int otherIndex, byte[] otherHandle)
+    {
+        return requestId == otherRequestId && index == otherIndex && java.util.Arrays.equals(handle, otherHandle);
+    }
+
+    static int responseHash(long requestId, int index, byte[] handle)
+    {
+        return (Long.hashCode(requestId) * 31 + index) * 31 + java.util.Arrays.hashCode(handle);
+    }
 }

@@ -5,6 +5,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.util.Set;
 
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -12,25 +13,34 @@ import org.apache.arrow.memory.BufferAllocator;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Reads frames. Every length read off the wire is checked against the frame it sits in and
- * against a maximum before anything is allocated; a violation is an {@link IOException}, since a
- * stream that lies about lengths cannot be trusted for anything that follows. Not thread-safe.
+ * Reads frames. A frame's length is checked against its type's own maximum
+ * ({@link MessageType#maxFrameBytes}) and its type against the types this reader accepts (its
+ * phase: a server's handshake, a server's requests, a client's answers) before anything is
+ * allocated; every length inside a frame is checked against the frame. A violation is an
+ * {@link IOException}, since a stream that lies about lengths cannot be trusted for anything that
+ * follows. Not thread-safe.
  */
 public final class FrameReader
 {
     private static final int COPY_CHUNK = 64 * 1024;
 
     private final DataInputStream in;
-    private final long maxFrameBytes;
+    private final long maxBlockFrameBytes;
+    private final Set<MessageType> accepted;
     private final byte[] chunk = new byte[COPY_CHUNK];
 
-    public FrameReader(InputStream in, long maxFrameBytes)
+    /**
+     * {@code accepted}: the types this reader takes (e.g. {@link MessageType#SERVER_HANDSHAKE});
+     * {@code maxBlockFrameBytes}: the longest {@link BlockResponse} frame, body included (a client's fetch limit).
+     */
+    public FrameReader(InputStream in, long maxBlockFrameBytes, Set<MessageType> accepted)
     {
         this.in = new DataInputStream(requireNonNull(in, "in is null"));
-        if (maxFrameBytes < 1 + BlockResponse.HEADER_BYTES) {
-            throw new IllegalArgumentException("maxFrameBytes too small: " + maxFrameBytes);
+        if (maxBlockFrameBytes < 1 + BlockResponse.HEADER_BYTES) {
+            throw new IllegalArgumentException("maxFrameBytes too small: " + maxBlockFrameBytes);
         }
-        this.maxFrameBytes = Math.min(maxFrameBytes, Integer.MAX_VALUE);
+        this.maxBlockFrameBytes = Math.min(maxBlockFrameBytes, Integer.MAX_VALUE);
+        this.accepted = Set.copyOf(requireNonNull(accepted, "accepted is null"));
     }
 
     /** The next message, or null at a clean end of stream (between frames). A block's body is left for {@link #readBody}. */
@@ -44,15 +54,20 @@ public final class FrameReader
         catch (EOFException e) {
             return null;
         }
-        if (frameLength < 1 || frameLength > maxFrameBytes) {
-            throw new IOException("Frame length " + frameLength + " outside 1.." + maxFrameBytes);
+        if (frameLength < 1) {
+            throw new IOException("Frame length " + frameLength + " is not positive");
         }
-        MessageType type;
-        try {
-            type = MessageType.fromId(in.readByte());
+        byte id = in.readByte();
+        MessageType type = MessageType.fromIdOrNull(id);
+        if (type == null) {
+            throw new IOException("Unknown message type " + id + " (frame of " + frameLength + " bytes)");
         }
-        catch (IllegalArgumentException e) {
-            throw new IOException(e.getMessage(), e);
+        if (!accepted.contains(type)) {
+            throw new IOException("Unexpected " + type + " frame here (expected one of " + accepted + ")");
+        }
+        long limit = type.maxFrameBytes(maxBlockFrameBytes);
+        if (frameLength > limit) {
+            throw new IOException(type + " frame length " + frameLength + " exceeds its limit of " + limit + " bytes");
         }
         int headerLength = type == MessageType.BLOCK_RESPONSE ? BlockResponse.HEADER_BYTES : frameLength - 1;
         if (headerLength > frameLength - 1) {
@@ -96,6 +111,8 @@ public final class FrameReader
                     return whole(type, AuthServerChallenge.decode(buffer), buffer);
                 case AUTH_CLIENT_PROOF:
                     return whole(type, AuthClientProof.decode(buffer), buffer);
+                case AUTH_SERVER_PROOF:
+                    return whole(type, AuthServerProof.decode(buffer), buffer);
                 case AUTH_FAILURE:
                     return whole(type, AuthFailure.decode(buffer), buffer);
                 case FETCH_DONE:

@@ -48,6 +48,11 @@ public final class FrameWriter
         if (frameLength > Integer.MAX_VALUE) {
             throw new IOException("Frame of " + frameLength + " bytes is too large");
         }
+        // The peer refuses a frame over its type's limit; fail here, naming it, rather than there.
+        long limit = message.type().maxFrameBytes(Integer.MAX_VALUE);
+        if (frameLength > limit) {
+            throw new IOException(message.type() + " frame of " + frameLength + " bytes exceeds its limit of " + limit + " bytes");
+        }
         ByteBuffer header = ByteBuffer.allocate(Integer.BYTES + 1 + message.encodedLength());
         header.putInt((int) frameLength);
         header.put(message.type().id());

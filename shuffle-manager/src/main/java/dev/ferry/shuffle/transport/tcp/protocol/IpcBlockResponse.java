@@ -48,4 +48,23 @@ public record IpcBlockResponse(long requestId, int index, byte[] handle)
     {
         return BlockHandleCodec.decode(source, NAME, IpcBlockResponse::new);
     }
+
+    /** By value: a record's own equality would compare the handle array by identity. */
+    @Override
+    public boolean equals(Object other)
+    {
+        return other instanceof IpcBlockResponse that && BlockHandleCodec.sameResponse(requestId, index, handle, that.requestId, that.index, that.handle);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return BlockHandleCodec.responseHash(requestId, index, handle);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "IpcBlockResponse[requestId=" + requestId + ", index=" + index + ", handle=" + handle.length + " bytes]";
+    }
 }

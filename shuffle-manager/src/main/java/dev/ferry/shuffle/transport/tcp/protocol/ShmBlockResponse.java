@@ -48,4 +48,23 @@ public record ShmBlockResponse(long requestId, int index, byte[] handle)
     {
         return BlockHandleCodec.decode(source, NAME, ShmBlockResponse::new);
     }
+
+    /** By value: a record's own equality would compare the handle array by identity. */
+    @Override
+    public boolean equals(Object other)
+    {
+        return other instanceof ShmBlockResponse that && BlockHandleCodec.sameResponse(requestId, index, handle, that.requestId, that.index, that.handle);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return BlockHandleCodec.responseHash(requestId, index, handle);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ShmBlockResponse[requestId=" + requestId + ", index=" + index + ", handle=" + handle.length + " bytes]";
+    }
 }

@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.util.EnumSet;
 import java.util.List;
 
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
@@ -37,7 +38,7 @@ class TestProtocol
             writer.write(message);
         }
         writer.flush();
-        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME);
+        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME, EnumSet.allOf(MessageType.class));
         for (Message message : messages) {
             assertEquals(message, reader.read());
         }
@@ -61,7 +62,7 @@ class TestProtocol
             }
             writer.write(new FetchFailure(1, 3, "next"));
             writer.flush();
-            FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME);
+            FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME, EnumSet.allOf(MessageType.class));
             BlockResponse response = (BlockResponse) reader.read();
             assertEquals(new BlockResponse(1, 2, body.length), response);
             try (ArrowBuf received = reader.readBody(response, allocator)) {
@@ -77,7 +78,10 @@ class TestProtocol
     void lengthsOffTheWireAreBoundsChecked()
     {
         assertMalformed(frame(-5, 1, new byte[0]), "Frame length -5");
-        assertMalformed(frame((int) MAX_FRAME + 1, 1, new byte[0]), "outside 1..");
+        // Each type has its own limit: a block's frame the reader's, a request's 8 MiB, a failure's 128 KiB.
+        assertMalformed(frame((int) MAX_FRAME + 1, 2, new byte[0]), "BLOCK_RESPONSE frame length " + (MAX_FRAME + 1) + " exceeds its limit of " + MAX_FRAME);
+        assertMalformed(frame(MessageType.REQUEST_FRAME_BYTES + 1, 1, new byte[0]), "FETCH_REQUEST frame length");
+        assertMalformed(frame(MessageType.RESPONSE_FRAME_BYTES + 1, 3, new byte[0]), "FETCH_FAILURE frame length");
         assertMalformed(frame(1 + 4, 99, new byte[4]), "Unknown message type");
         // A request claiming a million blocks in a 12-byte body.
         byte[] lyingRequest = java.nio.ByteBuffer.allocate(8 + 4 + 4 + 12).putLong(1).putInt(0).putInt(1_000_000).putLong(5).putInt(0).array();
@@ -90,12 +94,12 @@ class TestProtocol
         assertMalformed(frame(1 + lyingResponse.length + 10, 2, lyingResponse), "does not fill");
         // A frame cut short mid-header.
         byte[] truncated = java.util.Arrays.copyOf(frame(1 + 16, 1, new byte[16]), 10);
-        assertThrows(IOException.class, () -> new FrameReader(new ByteArrayInputStream(truncated), MAX_FRAME).read());
+        assertThrows(IOException.class, () -> new FrameReader(new ByteArrayInputStream(truncated), MAX_FRAME, EnumSet.allOf(MessageType.class)).read());
     }
 
     private static void assertMalformed(byte[] frame, String expected)
     {
-        IOException failure = assertThrows(IOException.class, () -> new FrameReader(new ByteArrayInputStream(frame), MAX_FRAME).read());
+        IOException failure = assertThrows(IOException.class, () -> new FrameReader(new ByteArrayInputStream(frame), MAX_FRAME, EnumSet.allOf(MessageType.class)).read());
         assertTrue(failure.getMessage().contains(expected), failure.getMessage());
     }
 

@@ -4,6 +4,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.EnumSet;
 import java.util.List;
 
 import dev.ferry.device.IpcHandle;
@@ -36,10 +37,11 @@ class TestRouteMessages
         writer.write(RdmaFetchRequest.of(6, refs));
         writer.write(rdma);
         writer.flush();
-        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME);
+        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME, EnumSet.allOf(MessageType.class));
         assertEquals(ShmFetchRequest.of(5, refs), reader.read());
         ShmBlockResponse shm = (ShmBlockResponse) reader.read();
         assertEquals(handle, shm.shmHandle());
+        assertEquals(new ShmBlockResponse(5, 0, handle.toBytes()), shm, "messages compare by value, handle bytes included");
         assertEquals(RdmaFetchRequest.of(6, refs), reader.read());
         assertEquals(rdma, reader.read());
     }
@@ -58,10 +60,11 @@ class TestRouteMessages
         writer.write(GpuRdmaFetchRequest.of(8, refs));
         writer.write(new GpuRdmaBlockResponse(rdma));
         writer.flush();
-        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME);
+        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME, EnumSet.allOf(MessageType.class));
         assertEquals(IpcFetchRequest.of(7, refs), reader.read());
         IpcBlockResponse ipc = (IpcBlockResponse) reader.read();
         assertEquals(handle, ipc.ipcHandle());
+        assertEquals(new IpcBlockResponse(7, 0, handle.toBytes()), ipc, "messages compare by value, handle bytes included");
         assertEquals(GpuRdmaFetchRequest.of(8, refs), reader.read());
         GpuRdmaBlockResponse gpu = (GpuRdmaBlockResponse) reader.read();
         assertEquals(rdma, gpu.location());

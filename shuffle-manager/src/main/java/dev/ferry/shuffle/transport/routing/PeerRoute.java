@@ -9,9 +9,9 @@ import static java.util.Objects.requireNonNull;
  * same route, unless its data path is not available here, in which case the nearest wired one),
  * and why, in one line for the executor log.
  */
-public record RouteChoice(Route decided, Route carrier, String reason)
+public record PeerRoute(Route decided, Route carrier, String reason)
 {
-    public RouteChoice
+    public PeerRoute
     {
         requireNonNull(decided, "decided is null");
         requireNonNull(carrier, "carrier is null");
