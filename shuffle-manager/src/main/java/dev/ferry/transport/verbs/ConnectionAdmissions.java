@@ -25,6 +25,8 @@ public final class ConnectionAdmissions
 {
     /** Tokens issued and not yet expired, used or not: enough for every reader of a large cluster, bounded against a flood. */
     static final int MAX_OUTSTANDING = 16_384;
+    /** Unused, unexpired tokens one TCP session may hold: a reader needs one per connect, so one peer cannot fill the table for others. */
+    static final int MAX_PER_SESSION = 16;
 
     private final long lifetimeNanos;
     private final LongSupplier clock;
@@ -77,6 +79,10 @@ public final class ConnectionAdmissions
             if (issued.size() >= MAX_OUTSTANDING) {
                 throw new VerbsException(MAX_OUTSTANDING + " RDMA connection tokens are outstanding; refusing another for " + readerHost);
             }
+        }
+        long held = issued.values().stream().filter(entry -> entry.session == session && !entry.used && entry.expiresNanos - now > 0).count();
+        if (held >= MAX_PER_SESSION) {
+            throw new VerbsException("The TCP session of " + readerHost + " holds " + held + " unused RDMA connection tokens; refusing another");
         }
         ConnectionToken token = ConnectionToken.random();
         issued.put(token.key(), new Entry(session, readerHost, now + lifetimeNanos));

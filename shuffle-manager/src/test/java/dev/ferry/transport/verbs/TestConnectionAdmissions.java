@@ -74,6 +74,12 @@ class TestConnectionAdmissions
     void outstandingTokensAreBounded()
             throws Exception
     {
+        for (int i = 0; i < ConnectionAdmissions.MAX_PER_SESSION; i++) {
+            admissions.issue(-1, READER);
+        }
+        assertTrue(org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, () -> admissions.issue(-1, READER)).getMessage().contains("unused"),
+                "one session cannot hoard tokens");
+        admissions.revokeSession(-1);
         for (int i = 0; i < ConnectionAdmissions.MAX_OUTSTANDING; i++) {
             admissions.issue(i, READER);
         }
