@@ -136,7 +136,7 @@ public final class FerryShuffleRuntime
                     LOG.info("Ferry shuffle RDMA routes are off: {}", noVerbsReason[0]);
                 }
                 else {
-                    verbs = openVerbs(config, topology.get(), policy, store, auth.enabled(), noVerbsReason);
+                    verbs = openVerbs(config, topology.get(), policy, store, noVerbsReason);
                 }
                 Optional<DeviceLanding> device = Optional.empty();
                 if (store instanceof DeviceTieredMapOutputStore deviceStore) {
@@ -216,7 +216,7 @@ public final class FerryShuffleRuntime
     }
 
     /** This executor's NIC for the RDMA routes, or null with the reason in {@code reason[0]}. */
-    private static VerbsBlocks openVerbs(ConfigSource config, ExecutorTopology.Known topology, RoutePolicy policy, MapOutputStore store, boolean authenticated,
+    private static VerbsBlocks openVerbs(ConfigSource config, ExecutorTopology.Known topology, RoutePolicy policy, MapOutputStore store,
             String[] reason)
             throws IOException
     {
@@ -236,13 +236,6 @@ public final class FerryShuffleRuntime
         VerbsSettings settings = VerbsSettings.from(config);
         long chunk = TransportConfigKeys.RDMA_READ_CHUNK_BYTES.get(config);
         Duration timeout = Duration.ofMillis(ShuffleConfigKeys.TCP_TIMEOUT_MILLIS.get(config));
-        if (!(selection.provider().get() instanceof SimulatedVerbsProvider) && authenticated) {
-            // A real NIC's listener would accept a queue pair from any peer (RDMA CM runs beside the authenticated TCP channel,
-            // not through it): with spark.authenticate on, no NIC is opened until connection setup is gated by the handshake.
-            reason[0] = selection.reason() + ", but spark.authenticate is on and RDMA connection setup is not yet gated by Ferry's handshake";
-            LOG.warn("Ferry shuffle RDMA routes fall back to TCP: {}", reason[0]);
-            return null;
-        }
         if (!(selection.provider().get() instanceof SimulatedVerbsProvider)) {
             // A real NIC is opened by one of its own addresses (RDMA CM), found from its interfaces in the topology.
             NicAddresses.Resolved address = NicAddresses.resolve(nic.get(), TransportConfigKeys.RDMA_ADDRESS.get(config), NicAddresses::systemInterfaceAddresses);

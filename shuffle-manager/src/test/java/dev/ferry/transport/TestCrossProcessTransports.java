@@ -18,6 +18,7 @@ import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.local.ShmNames;
 import dev.ferry.transport.metrics.RouteCounters;
 import dev.ferry.transport.verbs.Access;
+import dev.ferry.transport.verbs.ConnectionToken;
 import dev.ferry.transport.verbs.DeviceRegistrations;
 import dev.ferry.transport.verbs.ReadTarget;
 import dev.ferry.transport.verbs.Registration;
@@ -90,7 +91,7 @@ class TestCrossProcessTransports
                 Registration sink = device.protectionDomain().register(DeviceRegistrations.of(sinkBuffer), Access.readSink());
                 List<ReadTarget> targets = targets(location);
                 InetSocketAddress peer = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
-                try (VerbsConnection connection = device.connect(peer, WAIT)) {
+                try (VerbsConnection connection = device.connect(peer, WAIT, admission(child))) {
                     new RemoteReader(connection, TransportChild.VERBS_SETTINGS, 3000).read(targets, sink, WAIT);
                     counters.recordBlock(Route.GPUDIRECT_RDMA, length);
                 }
@@ -100,14 +101,14 @@ class TestCrossProcessTransports
                 // One byte past the last segment: the serving NIC refuses, it never reads beyond a region.
                 RemoteSlice last = location.slices().get(2);
                 List<ReadTarget> beyond = List.of(new ReadTarget(new RemoteSlice(0, last.address() + 1, last.length(), last.rkey()), 0));
-                try (VerbsConnection connection = device.connect(peer, WAIT)) {
+                try (VerbsConnection connection = device.connect(peer, WAIT, admission(child))) {
                     VerbsException outside = assertThrows(VerbsException.class, () -> new RemoteReader(connection, TransportChild.VERBS_SETTINGS, 3000).read(beyond, sink, WAIT));
                     assertTrue(outside.getMessage().contains("REM_ACCESS_ERR"), outside.getMessage());
                 }
 
                 child.send("DEREG");
                 assertEquals("DEREGISTERED", child.nextLine());
-                try (VerbsConnection connection = device.connect(peer, WAIT)) {
+                try (VerbsConnection connection = device.connect(peer, WAIT, admission(child))) {
                     VerbsException stale = assertThrows(VerbsException.class, () -> new RemoteReader(connection, TransportChild.VERBS_SETTINGS, 3000).read(targets, sink, WAIT));
                     assertTrue(stale.getMessage().contains("REM_ACCESS_ERR"), stale.getMessage());
                 }
@@ -193,5 +194,13 @@ class TestCrossProcessTransports
             targets.add(new ReadTarget(slice, slice.offset()));
         }
         return targets;
+    }
+
+    /** A one-time token for one queue pair at the child's NIC, as the child's block server would issue it. */
+    private static ConnectionToken admission(ChildProcess child)
+            throws Exception
+    {
+        child.send("ADMIT");
+        return new ConnectionToken(Base64.getDecoder().decode(child.expect("TOKEN")));
     }
 }

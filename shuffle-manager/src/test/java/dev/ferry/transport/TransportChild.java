@@ -103,6 +103,10 @@ public final class TransportChild
                     registration.deregister();
                     say("DEREGISTERED");
                 }
+                else if (line.equals("ADMIT")) {
+                    // What the block server hands a reader over its authenticated session: a token for one queue pair.
+                    say("TOKEN " + Base64.getEncoder().encodeToString(device.admissions().issue(1, "127.0.0.1").privateData()));
+                }
             }
             if (gpuBlock != null) {
                 gpuBlock.close();

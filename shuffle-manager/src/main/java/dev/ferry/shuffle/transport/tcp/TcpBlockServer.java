@@ -43,6 +43,7 @@ import dev.ferry.shuffle.transport.tcp.protocol.IpcBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.IpcFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.Message;
 import dev.ferry.shuffle.transport.tcp.protocol.MessageType;
+import dev.ferry.shuffle.transport.tcp.protocol.RdmaAdmissionRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmFetchRequest;
@@ -94,6 +95,8 @@ public final class TcpBlockServer
     private final AtomicLong publishedCopies = new AtomicLong();
     private final AtomicLong blocksOpened = new AtomicLong();
     private final AtomicLong refusedConnections = new AtomicLong();
+    // Ids of TCP sessions, to which RDMA connection tokens are bound (revoked when the session closes).
+    private final AtomicLong sessions = new AtomicLong();
     private final int maxConnections;
     private final ScheduledExecutorService deadlines;
     // Handshake and protocol failures, and connections over the cap: counted, logged once per peer host per minute.
@@ -311,6 +314,7 @@ public final class TcpBlockServer
     private void serve(Socket socket)
     {
         HeldBlocks held = new HeldBlocks(shmWriter);
+        long session = sessions.incrementAndGet();
         try (socket) {
             InputStream in = new BufferedInputStream(socket.getInputStream(), 64 * 1024);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
@@ -345,6 +349,12 @@ public final class TcpBlockServer
                 if (message instanceof FetchDone) {
                     continue;
                 }
+                if (message instanceof RdmaAdmissionRequest && verbs != null) {
+                    // Only a peer that got this far (authenticated, where spark.authenticate is on) gets a token its queue pair can present.
+                    writer.write(verbs.admit(session, ((RdmaAdmissionRequest) message).readerNicHost()));
+                    writer.flush();
+                    continue;
+                }
                 if (message instanceof IpcFetchRequest && deviceBlocks != null && shmWriter != null) {
                     answerIpc(((IpcFetchRequest) message).blocks(), writer, held);
                 }
@@ -377,6 +387,9 @@ public final class TcpBlockServer
         }
         finally {
             held.close();
+            if (verbs != null) {
+                verbs.revokeSession(session);
+            }
             connections.remove(socket);
         }
     }

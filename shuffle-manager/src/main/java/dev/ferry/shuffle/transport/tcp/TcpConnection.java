@@ -29,6 +29,8 @@ import dev.ferry.shuffle.transport.tcp.protocol.IpcBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.IpcFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.Message;
 import dev.ferry.shuffle.transport.tcp.protocol.MessageType;
+import dev.ferry.shuffle.transport.tcp.protocol.RdmaAdmission;
+import dev.ferry.shuffle.transport.tcp.protocol.RdmaAdmissionRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaBlockResponse;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaFetchRequest;
 import dev.ferry.shuffle.transport.tcp.protocol.ShmBlockResponse;
@@ -42,6 +44,7 @@ import dev.ferry.transport.local.DeviceBlockReader;
 import dev.ferry.transport.local.ShmBlockHandle;
 import dev.ferry.transport.local.ShmBlockReader;
 import dev.ferry.transport.metrics.RouteCounters;
+import dev.ferry.transport.verbs.VerbsConnection;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 
@@ -56,6 +59,8 @@ final class TcpConnection
     private final FrameReader reader;
     private final FrameWriter writer;
     private long nextRequestId;
+    // The peer's NIC listener, once it admitted a queue pair of ours: where to look for a pooled connection next time.
+    private InetSocketAddress peerNic;
 
     TcpConnection(PeerAddress peer, int timeoutMillis, long maxFrameBytes)
             throws IOException
@@ -109,17 +114,53 @@ final class TcpConnection
     List<BlockBytes> fetchRdma(List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs)
             throws IOException
     {
-        long requestId = nextRequestId++;
-        return exchange(RdmaFetchRequest.of(requestId, blocks), blocks, (index, message) -> {
-            RdmaBlockResponse response = expect(message, RdmaBlockResponse.class);
-            checkOrder(requestId, index, response.requestId(), response.index());
-            try {
-                return verbs.read(response, allocator);
-            }
-            catch (IOException | RuntimeException e) {
-                throw new IOException("RDMA READ of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);
-            }
-        });
+        VerbsConnection connection = verbsConnection(verbs);
+        boolean healthy = false;
+        try {
+            long requestId = nextRequestId++;
+            List<BlockBytes> received = exchange(RdmaFetchRequest.of(requestId, blocks), blocks, (index, message) -> {
+                RdmaBlockResponse response = expect(message, RdmaBlockResponse.class);
+                checkOrder(requestId, index, response.requestId(), response.index());
+                try {
+                    return verbs.read(response, allocator, connection);
+                }
+                catch (IOException | RuntimeException e) {
+                    throw new IOException("RDMA READ of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);
+                }
+            });
+            healthy = true;
+            return received;
+        }
+        finally {
+            verbs.release(connection, healthy);
+        }
+    }
+
+    /**
+     * A verbs connection to the peer's NIC: a pooled one, or one the peer admits now. The admission
+     * is asked for on this connection, between requests, so only an authenticated peer (with
+     * spark.authenticate) hands out a token, and only over the encrypted stream (with crypto on).
+     */
+    private VerbsConnection verbsConnection(VerbsBlocks verbs)
+            throws IOException
+    {
+        VerbsConnection connection;
+        try {
+            connection = verbs.connection(peerNic, readerNicHost -> {
+                writer.write(new RdmaAdmissionRequest(readerNicHost));
+                writer.flush();
+                Message answer = reader.read();
+                if (answer == null) {
+                    throw new IOException("Connection to " + peer + " closed before it answered the RDMA admission request");
+                }
+                return expect(answer, RdmaAdmission.class);
+            });
+        }
+        catch (IOException e) {
+            throw new BlockFetchException(peer, Optional.empty(), "RDMA connection setup with " + peer + " failed: " + e.getMessage(), e);
+        }
+        peerNic = connection.peer();
+        return connection;
     }
 
     /** Asks a same-node peer to publish the blocks in shared memory and copies each out with {@code shm}; on failure everything is released. */
@@ -206,6 +247,22 @@ final class TcpConnection
             throws IOException
     {
         carried.clear();
+        VerbsConnection connection = verbsConnection(verbs);
+        boolean healthy = false;
+        try {
+            List<BlockBytes> received = exchangeGpuRdma(blocks, allocator, verbs, connection, counters, carried);
+            healthy = true;
+            return received;
+        }
+        finally {
+            verbs.release(connection, healthy);
+        }
+    }
+
+    private List<BlockBytes> exchangeGpuRdma(List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs, VerbsConnection connection,
+            RouteCounters counters, List<String> carried)
+            throws IOException
+    {
         long requestId = nextRequestId++;
         return exchange(GpuRdmaFetchRequest.of(requestId, blocks), blocks, (index, message) -> {
             Route route;
@@ -224,7 +281,7 @@ final class TcpConnection
             checkOrder(requestId, index, response.requestId(), response.index());
             BlockBytes block;
             try {
-                block = verbs.read(response, allocator);
+                block = verbs.read(response, allocator, connection);
             }
             catch (IOException | RuntimeException e) {
                 throw new IOException("RDMA READ (" + route + ") of " + blocks.get(index) + " from " + peer + " failed: " + e.getMessage(), e);

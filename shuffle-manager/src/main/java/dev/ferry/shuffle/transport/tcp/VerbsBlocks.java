@@ -12,8 +12,10 @@ import java.util.concurrent.LinkedBlockingDeque;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.tcp.protocol.RdmaAdmission;
 import dev.ferry.shuffle.transport.tcp.protocol.RdmaBlockResponse;
 import dev.ferry.transport.verbs.Access;
+import dev.ferry.transport.verbs.ConnectionToken;
 import dev.ferry.transport.verbs.DeviceRegistrations;
 import dev.ferry.transport.verbs.ReadTarget;
 import dev.ferry.transport.verbs.RegistrableMemory;
@@ -37,6 +39,12 @@ import static java.util.Objects.requireNonNull;
  * registered until the peer is done with it (its FetchDone, next request or disconnect). Reading: one-sided READs
  * ({@link RemoteReader}) into a freshly registered sink, over verbs connections pooled per peer
  * NIC (a connection serves one fetch at a time; one that failed is closed, never reused).
+ * <p>Connection setup goes through the authenticated stream: a reader without an idle connection to
+ * the peer's NIC first asks the peer, over its (authenticated, maybe encrypted) TCP session, for an
+ * {@link RdmaAdmission} ({@link #admit}: a one-time token bound to that session, and the listener),
+ * and presents the token in its connect request's private data; the peer's listener accepts no queue
+ * pair without one ({@code ConnectionAdmissions}). Remote slices, like the token, travel only on
+ * that stream, and a reader READs a peer's slices only over a connection that peer admitted.
  */
 public final class VerbsBlocks
         implements AutoCloseable
@@ -90,6 +98,62 @@ public final class VerbsBlocks
                     LOG.debug("Releasing an RDMA block: {}", e.getMessage());
                 }
             }
+        }
+    }
+
+    /** Server side: a token for one queue pair from {@code readerNicHost}, bound to TCP session {@code session}, and this NIC's listener. */
+    RdmaAdmission admit(long session, String readerNicHost)
+            throws VerbsException
+    {
+        ConnectionToken token = device.admissions().issue(session, readerNicHost);
+        InetSocketAddress listen = device.listenAddress();
+        return new RdmaAdmission(token.privateData(), listen.getAddress().getHostAddress(), listen.getPort());
+    }
+
+    /** Server side: TCP session {@code session} closed; its unused tokens admit nothing. */
+    void revokeSession(long session)
+    {
+        device.admissions().revokeSession(session);
+    }
+
+    /** Asks a peer, over the authenticated TCP session to it, to admit one queue pair from this reader's NIC. */
+    @FunctionalInterface
+    interface Admitter
+    {
+        RdmaAdmission admit(String readerNicHost)
+                throws IOException;
+    }
+
+    /**
+     * Reader side: an idle connection to the peer's NIC at {@code knownPeerNic} (null: not yet
+     * known), else a new one admitted through {@code admitter}. Give it back with {@link #release}.
+     */
+    VerbsConnection connection(InetSocketAddress knownPeerNic, Admitter admitter)
+            throws IOException
+    {
+        if (closed) {
+            throw new IOException("RDMA transport is closed");
+        }
+        if (knownPeerNic != null) {
+            LinkedBlockingDeque<VerbsConnection> pooled = idle.get(knownPeerNic);
+            for (VerbsConnection connection = pooled == null ? null : pooled.pollFirst(); connection != null; connection = pooled.pollFirst()) {
+                if (connection.isOpen()) {
+                    return connection;
+                }
+            }
+        }
+        RdmaAdmission admission = admitter.admit(device.listenAddress().getAddress().getHostAddress());
+        return device.connect(new InetSocketAddress(admission.nicHost(), admission.nicPort()), timeout, admission.token());
+    }
+
+    /** Reader side: back to the pool after a fetch that went well; closed (never reused) otherwise. */
+    void release(VerbsConnection connection, boolean healthy)
+    {
+        if (healthy && !closed && connection.isOpen()) {
+            idle.computeIfAbsent(connection.peer(), key -> new LinkedBlockingDeque<>()).offerFirst(connection);
+        }
+        else {
+            connection.close();
         }
     }
 
@@ -167,9 +231,13 @@ public final class VerbsBlocks
      * GPUDirect RDMA block the peer's NIC reads its GPU memory and this NIC writes host memory: the
      * block goes straight to where Spark's CPU decoder wants it, never through this executor's GPU.
      */
-    BlockBytes read(RdmaBlockResponse response, BufferAllocator allocator)
+    BlockBytes read(RdmaBlockResponse response, BufferAllocator allocator, VerbsConnection connection)
             throws IOException
     {
+        InetSocketAddress listener = new InetSocketAddress(response.nicHost(), response.nicPort());
+        if (!listener.equals(connection.peer())) {
+            throw new IOException("The block's location names NIC listener " + listener + ", but the peer admitted this reader at " + connection.peer());
+        }
         int length = Math.toIntExact(response.length());
         if (length == 0) {
             return new BlockBytes(allocator.buffer(0), 0);
@@ -179,7 +247,7 @@ public final class VerbsBlocks
         try {
             Registration sink = device.protectionDomain().register(RegistrableMemory.host(body.nioBuffer(0, length)), Access.readSink());
             try {
-                readInto(response, sink);
+                readInto(response, sink, connection);
             }
             finally {
                 sink.deregister();
@@ -194,35 +262,18 @@ public final class VerbsBlocks
         }
     }
 
-    /** One-sided READs of every slice of {@code response} into {@code sink}, over a pooled connection to the peer's NIC. */
-    private void readInto(RdmaBlockResponse response, Registration sink)
+    /** One-sided READs of every slice of {@code response} into {@code sink}, over {@code connection}, admitted by the peer's NIC. */
+    private void readInto(RdmaBlockResponse response, Registration sink, VerbsConnection connection)
             throws IOException
     {
         if (closed) {
             throw new IOException("RDMA transport is closed");
         }
-        InetSocketAddress peer = new InetSocketAddress(response.nicHost(), response.nicPort());
-        VerbsConnection connection = idle.computeIfAbsent(peer, key -> new LinkedBlockingDeque<>()).pollFirst();
-        if (connection == null || !connection.isOpen()) {
-            connection = device.connect(peer, timeout);
+        List<ReadTarget> targets = new ArrayList<>(response.slices().size());
+        for (RemoteSlice slice : response.slices()) {
+            targets.add(new ReadTarget(slice, slice.offset()));
         }
-        boolean success = false;
-        try {
-            List<ReadTarget> targets = new ArrayList<>(response.slices().size());
-            for (RemoteSlice slice : response.slices()) {
-                targets.add(new ReadTarget(slice, slice.offset()));
-            }
-            new RemoteReader(connection, settings, readChunkBytes).read(targets, sink, timeout);
-            success = true;
-        }
-        finally {
-            if (success && !closed) {
-                idle.get(peer).offerFirst(connection);
-            }
-            else {
-                connection.close();
-            }
-        }
+        new RemoteReader(connection, settings, readChunkBytes).read(targets, sink, timeout);
     }
 
     @Override

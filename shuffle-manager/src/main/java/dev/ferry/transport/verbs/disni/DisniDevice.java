@@ -3,6 +3,8 @@ package dev.ferry.transport.verbs.disni;
 import com.ibm.disni.RdmaPassiveEndpointGroup;
 import com.ibm.disni.RdmaServerEndpoint;
 import com.ibm.disni.verbs.IbvPd;
+import dev.ferry.transport.verbs.ConnectionAdmissions;
+import dev.ferry.transport.verbs.ConnectionToken;
 import dev.ferry.transport.verbs.ProtectionDomain;
 import dev.ferry.transport.verbs.VerbsConnection;
 import dev.ferry.transport.verbs.VerbsDevice;
@@ -32,7 +34,9 @@ import static java.util.Objects.requireNonNull;
  * One NIC through DiSNI: a passive endpoint group (one CQ per endpoint, polled by Ferry), a server
  * endpoint bound to the NIC's own IPv4 address whose protection domain is the device's, and an
  * accept thread that keeps incoming queue pairs open so peers can READ (their READs need no
- * handler here). Connects run on a helper thread and are abandoned, and the endpoint closed, at
+ * handler here) once the device's {@link ConnectionAdmissions} admit them ({@link GatedEndpointGroup}:
+ * a refused request gets no queue pair). Outgoing connect requests carry their connection token as
+ * private data ({@link DisniEndpoint#carry}). Connects run on a helper thread and are abandoned, and the endpoint closed, at
  * the deadline, because DiSNI's {@code connect} waits without one after address resolution.
  */
 final class DisniDevice
@@ -44,7 +48,8 @@ final class DisniDevice
 
     private final String name;
     private final VerbsSettings settings;
-    private final RdmaPassiveEndpointGroup<DisniEndpoint> group;
+    private final GatedEndpointGroup group;
+    private final ConnectionAdmissions admissions;
     private final RdmaServerEndpoint<DisniEndpoint> server;
     private final DisniProtectionDomain protectionDomain;
     private final InetSocketAddress listenAddress;
@@ -60,11 +65,13 @@ final class DisniDevice
         this.name = requireNonNull(name, "name is null");
         this.settings = requireNonNull(settings, "settings is null");
         checkIpv4(listenAddress, "listen address of " + name);
-        RdmaPassiveEndpointGroup<DisniEndpoint> createdGroup = null;
+        // A token lives as long as a connect may take: the reader asks for it right before connecting.
+        this.admissions = new ConnectionAdmissions(settings.connectTimeout());
+        GatedEndpointGroup createdGroup = null;
         try {
             int timeoutMillis = Math.toIntExact(Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()));
-            createdGroup = new RdmaPassiveEndpointGroup<>(timeoutMillis, settings.queueDepth(), 1, settings.completionQueueSize());
-            RdmaPassiveEndpointGroup<DisniEndpoint> groupRef = createdGroup;
+            createdGroup = new GatedEndpointGroup(timeoutMillis, settings.queueDepth(), 1, settings.completionQueueSize(), admissions);
+            GatedEndpointGroup groupRef = createdGroup;
             createdGroup.init((id, serverSide) -> new DisniEndpoint(groupRef, id, serverSide));
             // DiSNI defaults both retry counts to 0, which turns any loss into RETRY_EXC_ERR; 7 is what SparkRDMA uses.
             createdGroup.getConnParam().setRetry_count(RETRY_COUNT);
@@ -113,9 +120,16 @@ final class DisniDevice
     }
 
     @Override
-    public VerbsConnection connect(InetSocketAddress peer, Duration deadline)
+    public ConnectionAdmissions admissions()
+    {
+        return admissions;
+    }
+
+    @Override
+    public VerbsConnection connect(InetSocketAddress peer, Duration deadline, ConnectionToken token)
             throws VerbsException
     {
+        requireNonNull(token, "token is null");
         checkIpv4(peer, "peer address");
         if (closed.get()) {
             throw new VerbsException("RDMA device " + name + " is closed");
@@ -123,6 +137,7 @@ final class DisniDevice
         DisniEndpoint endpoint;
         try {
             endpoint = group.createEndpoint();
+            endpoint.carry(token, group.getConnParam());
         }
         catch (IOException e) {
             throw new VerbsException("Cannot create an RDMA endpoint on " + name + ": " + e.getMessage(), e);
@@ -182,6 +197,12 @@ final class DisniDevice
                 accepted.add(server.accept());
             }
             catch (IOException | RuntimeException e) {
+                DisniEndpoint refused = group.pollRefused();
+                if (refused != null && !closed.get()) {
+                    // Not admitted (counted and logged by the admissions): no queue pair was made; drop its CM id and go on accepting.
+                    closeLater(refused);
+                    continue;
+                }
                 if (!closed.get()) {
                     log.warn("RDMA device {} stopped accepting connections: {}", name, e.toString());
                 }

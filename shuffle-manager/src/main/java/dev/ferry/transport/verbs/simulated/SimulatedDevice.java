@@ -1,6 +1,8 @@
 package dev.ferry.transport.verbs.simulated;
 
 import dev.ferry.transport.verbs.CompletionStatus;
+import dev.ferry.transport.verbs.ConnectionAdmissions;
+import dev.ferry.transport.verbs.ConnectionToken;
 import dev.ferry.transport.verbs.ProtectionDomain;
 import dev.ferry.transport.verbs.VerbsConnection;
 import dev.ferry.transport.verbs.VerbsDevice;
@@ -26,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static java.util.Objects.requireNonNull;
 
@@ -33,7 +36,10 @@ import static java.util.Objects.requireNonNull;
  * A simulated RDMA device. Its "NIC" is a loopback TCP listener: a peer's connection is a queue
  * pair, and every READ that arrives on it is answered from the region table alone, with no
  * application handler, so the peer reads across processes exactly what a real one-sided READ
- * could read and nothing else. Thread-safe.
+ * could read and nothing else. Like a real listener it accepts a queue pair only with a connection
+ * token its {@link ConnectionAdmissions} issued (in the CM request's private data): an absent,
+ * forged, reused or expired one is rejected before the queue pair exists, and reads nothing.
+ * Thread-safe.
  * <p>Test hook: {@link SimulatedNicOptions#faults()} may spoil one READ this responder serves
  * (a flipped byte, a cut-short transfer, a stale rkey, a dead NIC or process); off by default.
  */
@@ -47,6 +53,9 @@ public final class SimulatedDevice
     private final VerbsSettings settings;
     private final SimulatedNicOptions options;
     private final SimulatedProtectionDomain protectionDomain;
+    private final ConnectionAdmissions admissions;
+    private final AtomicInteger acceptedQueuePairs = new AtomicInteger();
+    private final AtomicLong servedBytes = new AtomicLong();
     private final ServerSocket listener;
     private final Set<Socket> responderSockets = ConcurrentHashMap.newKeySet();
     private final Set<SimulatedConnection> connections = ConcurrentHashMap.newKeySet();
@@ -59,6 +68,8 @@ public final class SimulatedDevice
         this.settings = requireNonNull(settings, "settings is null");
         this.options = requireNonNull(options, "options is null");
         this.protectionDomain = new SimulatedProtectionDomain(name, options, settings.maxRegionBytes());
+        // A token lives as long as a connect may take: the reader asks for it right before connecting.
+        this.admissions = new ConnectionAdmissions(settings.connectTimeout());
         try {
             this.listener = new ServerSocket();
             listener.bind(requireNonNull(listenAddress, "listenAddress is null"), 128);
@@ -89,6 +100,24 @@ public final class SimulatedDevice
         return protectionDomain;
     }
 
+    @Override
+    public ConnectionAdmissions admissions()
+    {
+        return admissions;
+    }
+
+    /** Queue pairs this listener accepted (for tests: a refused connect request makes none). */
+    public int acceptedQueuePairs()
+    {
+        return acceptedQueuePairs.get();
+    }
+
+    /** Bytes READ out of this device's registered memory by peers (for tests: an un-admitted peer reads 0). */
+    public long servedBytes()
+    {
+        return servedBytes.get();
+    }
+
     /** Regions currently registered (for tests and leak checks). */
     public int registeredRegions()
     {
@@ -101,11 +130,13 @@ public final class SimulatedDevice
     }
 
     @Override
-    public VerbsConnection connect(InetSocketAddress peer, Duration deadline)
+    public VerbsConnection connect(InetSocketAddress peer, Duration deadline, ConnectionToken token)
             throws VerbsException
     {
         requireNonNull(peer, "peer is null");
         requireNonNull(deadline, "deadline is null");
+        requireNonNull(token, "token is null");
+        byte[] privateData = token.privateData();
         checkOpen();
         long deadlineNanos = System.nanoTime() + deadline.toNanos();
         Socket socket = new Socket();
@@ -119,6 +150,8 @@ public final class SimulatedDevice
             out.writeInt(FabricWire.MAGIC);
             out.writeByte(FabricWire.CM_REQUEST);
             out.writeUTF(name);
+            out.writeByte(privateData.length);
+            out.write(privateData);
             out.flush();
             byte reply = in.readByte();
             if (reply == FabricWire.CM_REJECT) {
@@ -192,6 +225,14 @@ public final class SimulatedDevice
                 return;
             }
             String requester = in.readUTF();
+            int privateDataLength = in.readUnsignedByte();
+            if (privateDataLength > ConnectionToken.MAX_PRIVATE_DATA_BYTES) {
+                // RDMA CM caps an RC connect request's private data; a longer one is not a request a real NIC could receive.
+                admissions.admit(null, host(socket));
+                return;
+            }
+            byte[] privateData = new byte[privateDataLength];
+            in.readFully(privateData);
             switch (options.cmFault()) {
                 case DROP:
                     // Say nothing and hold the socket until the requester gives up or this device closes.
@@ -207,6 +248,14 @@ public final class SimulatedDevice
                 case NONE:
                     break;
             }
+            if (!admissions.admit(privateData, host(socket))) {
+                // Rejected before a queue pair exists: nothing of the region table is reachable from this socket.
+                out.writeByte(FabricWire.CM_REJECT);
+                out.writeUTF("connection not admitted by " + name);
+                out.flush();
+                return;
+            }
+            acceptedQueuePairs.incrementAndGet();
             out.writeByte(FabricWire.CM_ACCEPT);
             out.flush();
             byte[] scratch = new byte[0];
@@ -252,6 +301,7 @@ public final class SimulatedDevice
                 }
                 out.writeByte(FabricWire.READ_DATA);
                 out.writeLong(wrId);
+                servedBytes.addAndGet(length);
                 if (fault == InjectedFault.CUT_SHORT) {
                     out.write(scratch, 0, length / 2);
                     out.flush();
@@ -278,6 +328,11 @@ public final class SimulatedDevice
             responderSockets.remove(socket);
             closeQuietly(socket);
         }
+    }
+
+    private static String host(Socket socket)
+    {
+        return socket.getInetAddress().getHostAddress();
     }
 
     private static void writeNak(DataOutputStream out, long wrId, CompletionStatus status)

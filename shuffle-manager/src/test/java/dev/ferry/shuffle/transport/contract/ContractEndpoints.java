@@ -45,6 +45,17 @@ public interface ContractEndpoints
     Exception readOutOfBounds()
             throws Exception;
 
+    /**
+     * Where this route has a NIC: a stranger's connect requests to the serving NIC without an
+     * admission from the authenticated stream (no token, a forged one, one already used): how many
+     * got a queue pair, which must be none. -1 where the route has no NIC.
+     */
+    default int unadmittedQueuePairs()
+            throws Exception
+    {
+        return -1;
+    }
+
     @Override
     void close();
 

@@ -48,7 +48,9 @@ import dev.ferry.transport.verbs.RegistrableMemory;
 import dev.ferry.transport.verbs.Registration;
 import dev.ferry.transport.verbs.RemoteReader;
 import dev.ferry.transport.verbs.RemoteSlice;
+import dev.ferry.transport.verbs.ConnectionToken;
 import dev.ferry.transport.verbs.VerbsConnection;
+import dev.ferry.transport.verbs.VerbsException;
 import dev.ferry.transport.verbs.VerbsDevice;
 import dev.ferry.transport.verbs.VerbsProvider;
 import dev.ferry.transport.verbs.VerbsSettings;
@@ -263,6 +265,31 @@ final class RoutedEndpoints
         }
     }
 
+    @Override
+    public int unadmittedQueuePairs()
+            throws Exception
+    {
+        if (serverNicDevice == null) {
+            return -1;
+        }
+        int queuePairs = 0;
+        try (VerbsDevice stranger = wiring.nics().open("contract_stranger")) {
+            ConnectionToken used = serverNicDevice.admissions().issue(0, stranger.listenAddress().getAddress().getHostAddress());
+            stranger.connect(serverNicDevice.listenAddress(), Duration.ofSeconds(10), used).close();
+            byte[] guessed = new byte[ConnectionToken.BYTES];
+            new java.security.SecureRandom().nextBytes(guessed);
+            for (ConnectionToken token : List.of(new ConnectionToken(new byte[ConnectionToken.BYTES]), new ConnectionToken(guessed), used)) {
+                try (VerbsConnection connection = stranger.connect(serverNicDevice.listenAddress(), Duration.ofSeconds(10), token)) {
+                    queuePairs++;
+                }
+                catch (VerbsException refused) {
+                    // Rejected by the serving NIC's listener before a queue pair existed: what must happen.
+                }
+            }
+        }
+        return queuePairs;
+    }
+
     /** A READ one byte past a registered region of the serving NIC: the NIC refuses it (REM_ACCESS_ERR). */
     private Exception readBeyondRegion()
             throws Exception
@@ -272,7 +299,8 @@ final class RoutedEndpoints
         try (VerbsDevice readerNic = wiring.nics().open("contract_bounds")) {
             ByteBuffer landing = ByteBuffer.allocateDirect(4096);
             Registration sink = readerNic.protectionDomain().register(RegistrableMemory.host(landing), Access.readSink());
-            try (VerbsConnection connection = readerNic.connect(serverNicDevice.listenAddress(), Duration.ofSeconds(10))) {
+            try (VerbsConnection connection = readerNic.connect(serverNicDevice.listenAddress(), Duration.ofSeconds(10),
+                    serverNicDevice.admissions().issue(0, readerNic.listenAddress().getAddress().getHostAddress()))) {
                 RemoteSlice slice = region.remoteSlices(0, 4096).get(0);
                 RemoteSlice beyond = new RemoteSlice(0, slice.address() + 1, slice.length(), slice.rkey());
                 new RemoteReader(connection, VERBS, 4096).read(List.of(new ReadTarget(beyond, 0)), sink, Duration.ofSeconds(10));

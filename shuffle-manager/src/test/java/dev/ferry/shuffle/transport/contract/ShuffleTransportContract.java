@@ -208,6 +208,23 @@ public abstract class ShuffleTransportContract
     }
 
     /**
+     * RDMA connection setup is gated by the authenticated stream: with spark.authenticate on, the
+     * reader (admitted over its authenticated session) is served, and a stranger's connect requests
+     * to the serving NIC without such an admission (none, forged, replayed) get no queue pair.
+     */
+    @Test
+    void queuePairsAreAdmittedOnlyThroughTheAuthenticatedStream()
+            throws Exception
+    {
+        ContractEndpoints endpoints = endpoints(Optional.of("contract-secret"), ContractFault.NONE);
+        assertServesAll(endpoints.reader(), endpoints);
+        int strangers = endpoints.unadmittedQueuePairs();
+        assumeTrue(strangers >= 0, route() + " opens no queue pairs");
+        assertEquals(0, strangers, "queue pairs the serving NIC accepted without an admission");
+        assertServesAll(endpoints.reader(), endpoints);
+    }
+
+    /**
      * A wrong or missing secret is served nothing (not a block looked up) on this route, the server
      * logs one line for the peer however often it tries, and goes on serving the right secret.
      */

@@ -4,6 +4,7 @@ import dev.ferry.transport.TestBytes;
 import dev.ferry.transport.verbs.Access;
 import dev.ferry.transport.verbs.Completion;
 import dev.ferry.transport.verbs.CompletionStatus;
+import dev.ferry.transport.verbs.ConnectionToken;
 import dev.ferry.transport.verbs.MemoryRegion;
 import dev.ferry.transport.verbs.ReadRequest;
 import dev.ferry.transport.verbs.ReadTarget;
@@ -59,6 +60,13 @@ class TestSimulatedVerbs
         return device;
     }
 
+    /** What the server's block server hands this reader over its authenticated TCP session: a token for one queue pair. */
+    private static ConnectionToken admitted(SimulatedDevice server)
+            throws VerbsException
+    {
+        return server.admissions().issue(1, InetAddress.getLoopbackAddress().getHostAddress());
+    }
+
     private static List<Completion> await(VerbsConnection connection, int count)
             throws Exception
     {
@@ -87,6 +95,49 @@ class TestSimulatedVerbs
     }
 
     @Test
+    void aQueuePairNeedsAFreshTokenTheListenerIssued()
+            throws Exception
+    {
+        SimulatedDevice server = open("mlx5_0", DEFAULT, SETTINGS);
+        SimulatedDevice client = open("mlx5_1", DEFAULT, SETTINGS);
+        Registration source = server.protectionDomain().register(RegistrableMemory.host(TestBytes.direct(3, 4096)), Access.remoteReadable());
+        Registration sink = client.protectionDomain().register(RegistrableMemory.host(ByteBuffer.allocateDirect(4096)), Access.readSink());
+        List<ReadTarget> targets = List.of(new ReadTarget(source.remoteSlices(0, 4096).get(0), 0));
+
+        // Forged (never issued), and issued by another device: both rejected before a queue pair exists.
+        ConnectionToken forged = new ConnectionToken(new byte[ConnectionToken.BYTES]);
+        VerbsException refused = assertThrows(VerbsException.class, () -> client.connect(server.listenAddress(), WAIT, forged));
+        assertTrue(refused.getMessage().contains("REJECTED") && refused.getMessage().contains("not admitted"), refused.getMessage());
+        assertThrows(VerbsException.class, () -> client.connect(server.listenAddress(), WAIT, admitted(client)));
+
+        // Issued for another NIC address: refused too.
+        ConnectionToken elsewhere = server.admissions().issue(1, "192.0.2.7");
+        assertThrows(VerbsException.class, () -> client.connect(server.listenAddress(), WAIT, elsewhere));
+
+        // Issued to a TCP session that has since closed.
+        ConnectionToken revoked = server.admissions().issue(7, InetAddress.getLoopbackAddress().getHostAddress());
+        server.admissions().revokeSession(7);
+        assertThrows(VerbsException.class, () -> client.connect(server.listenAddress(), WAIT, revoked));
+        assertEquals(0, server.acceptedQueuePairs());
+        assertEquals(0, server.servedBytes());
+        assertEquals(4, server.admissions().refused());
+
+        // An admitted reader reads; its token then admits nothing more (replay).
+        ConnectionToken token = admitted(server);
+        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, token)) {
+            new RemoteReader(connection, SETTINGS, 4096).read(targets, sink, WAIT);
+        }
+        assertEquals(1, server.acceptedQueuePairs());
+        assertEquals(4096, server.servedBytes());
+        VerbsException replayed = assertThrows(VerbsException.class, () -> client.connect(server.listenAddress(), WAIT, token));
+        assertTrue(replayed.getMessage().contains("not admitted"), replayed.getMessage());
+        assertEquals(1, server.acceptedQueuePairs());
+        assertEquals(4096, server.servedBytes());
+        assertEquals(5, server.admissions().refused());
+        assertEquals(1, server.admissions().admitted());
+    }
+
+    @Test
     void oneSidedReadDeliversExactlyTheRegisteredBytes()
             throws Exception
     {
@@ -98,7 +149,7 @@ class TestSimulatedVerbs
         for (MemoryRegion region : List.of(source.regions().get(0), sink.regions().get(0))) {
             assertNotEquals(region.lkey(), region.rkey(), "lkey and rkey differ, so publishing the lkey would fail as on real HCAs");
         }
-        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server))) {
             List<ReadTarget> targets = new ArrayList<>();
             for (RemoteSlice slice : source.remoteSlices(0, 65536)) {
                 targets.add(new ReadTarget(slice, slice.offset()));
@@ -117,7 +168,7 @@ class TestSimulatedVerbs
         MemoryRegion source = server.protectionDomain().register(RegistrableMemory.host(TestBytes.direct(2, 4096)), Access.remoteReadable()).regions().get(0);
         ByteBuffer sinkBuffer = ByteBuffer.allocateDirect(3 * 256);
         MemoryRegion sink = client.protectionDomain().register(RegistrableMemory.host(sinkBuffer), Access.readSink()).regions().get(0);
-        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server))) {
             connection.postReads(List.of(
                     ReadRequest.into(1, sink, 0, source.address(), source.rkey(), 256, true),
                     // 4000 + 256 passes the end of the 4096-byte region by 160 bytes: the NIC must not read them.
@@ -144,7 +195,7 @@ class TestSimulatedVerbs
         int[] wrongKeys = {readable.rkey() ^ 1, readable.lkey(), localOnly.rkey()};
         long[] addresses = {readable.address(), readable.address(), localOnly.address()};
         for (int i = 0; i < wrongKeys.length; i++) {
-            try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT)) {
+            try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server))) {
                 connection.postReads(List.of(ReadRequest.into(10 + i, sink, 0, addresses[i], wrongKeys[i], 64, true)));
                 assertEquals(CompletionStatus.REM_ACCESS_ERR, await(connection, 1).get(0).status(), "key " + i);
             }
@@ -160,12 +211,12 @@ class TestSimulatedVerbs
         Registration source = server.protectionDomain().register(RegistrableMemory.host(TestBytes.direct(5, 8192)), Access.remoteReadable());
         Registration sink = client.protectionDomain().register(RegistrableMemory.host(ByteBuffer.allocateDirect(8192)), Access.readSink());
         List<ReadTarget> targets = List.of(new ReadTarget(source.remoteSlices(0, 8192).get(0), 0));
-        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server))) {
             new RemoteReader(connection, SETTINGS, 8192).read(targets, sink, WAIT);
         }
         source.deregister();
         assertEquals(0, server.registeredRegions());
-        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server))) {
             VerbsException stale = assertThrows(VerbsException.class, () -> new RemoteReader(connection, SETTINGS, 8192).read(targets, sink, WAIT));
             assertTrue(stale.getMessage().contains("REM_ACCESS_ERR") && stale.getMessage().contains("deregistered rkey"), stale.getMessage());
         }
@@ -215,24 +266,24 @@ class TestSimulatedVerbs
         MemoryRegion ibSink = iwarpClient.protectionDomain().register(RegistrableMemory.host(ByteBuffer.allocateDirect(4096)), Access.readSink()).regions().get(0);
         MemoryRegion iwarpSink = iwarpClient.protectionDomain().register(RegistrableMemory.host(ByteBuffer.allocateDirect(4096)),
                 EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE)).regions().get(0);
-        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server))) {
             connection.postReads(List.of(ReadRequest.into(1, readOnlySink, 0, source.address(), source.rkey(), 64, true)));
             assertEquals(CompletionStatus.LOC_PROT_ERR, await(connection, 1).get(0).status());
         }
-        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server))) {
             // A local key of another device's domain is unknown here.
             connection.postReads(List.of(ReadRequest.into(2, ibSink, 0, source.address(), source.rkey(), 64, true)));
             assertEquals(CompletionStatus.LOC_PROT_ERR, await(connection, 1).get(0).status());
         }
-        try (VerbsConnection connection = iwarpClient.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = iwarpClient.connect(server.listenAddress(), WAIT, admitted(server))) {
             connection.postReads(List.of(ReadRequest.into(3, ibSink, 0, source.address(), source.rkey(), 64, true)));
             assertEquals(CompletionStatus.LOC_PROT_ERR, await(connection, 1).get(0).status(), "iWARP sinks need REMOTE_WRITE too");
         }
-        try (VerbsConnection connection = iwarpClient.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = iwarpClient.connect(server.listenAddress(), WAIT, admitted(server))) {
             connection.postReads(List.of(ReadRequest.into(4, iwarpSink, 0, source.address(), source.rkey(), 64, true)));
             assertEquals(CompletionStatus.SUCCESS, await(connection, 1).get(0).status());
         }
-        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server))) {
             // Longer than the HCA's largest message (max_msg_sz): refused locally before anything is sent.
             connection.postReads(List.of(new ReadRequest(5, readOnlySink.address(), readOnlySink.lkey(), source.address(), source.rkey(), (1 << 30) + 1, true)));
             assertEquals(CompletionStatus.LOC_LEN_ERR, await(connection, 1).get(0).status());
@@ -260,7 +311,7 @@ class TestSimulatedVerbs
         for (RemoteSlice slice : slices) {
             targets.add(new ReadTarget(slice, 1000 + slice.offset()));
         }
-        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server))) {
             new RemoteReader(connection, smallRegions, 1500).read(targets, sink, WAIT);
         }
         byte[] all = TestBytes.bytes(7, 10000);
@@ -278,7 +329,7 @@ class TestSimulatedVerbs
         SimulatedDevice client = open("mlx5_1", DEFAULT, shallow);
         MemoryRegion source = server.protectionDomain().register(RegistrableMemory.host(TestBytes.direct(8, 4096)), Access.remoteReadable()).regions().get(0);
         MemoryRegion sink = client.protectionDomain().register(RegistrableMemory.host(ByteBuffer.allocateDirect(4096)), Access.readSink()).regions().get(0);
-        try (SimulatedConnection connection = (SimulatedConnection) client.connect(server.listenAddress(), WAIT)) {
+        try (SimulatedConnection connection = (SimulatedConnection) client.connect(server.listenAddress(), WAIT, admitted(server))) {
             List<ReadRequest> unsignaled = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 unsignaled.add(ReadRequest.into(WorkRequestIds.of(connection.id(), i), sink, 0, source.address(), source.rkey(), 64, false));
@@ -291,7 +342,7 @@ class TestSimulatedVerbs
             assertEquals(List.of(), connection.poll(10));
             assertThrows(VerbsException.class, () -> connection.postReads(List.of(unsignaled.get(0))));
         }
-        try (SimulatedConnection connection = (SimulatedConnection) client.connect(server.listenAddress(), WAIT)) {
+        try (SimulatedConnection connection = (SimulatedConnection) client.connect(server.listenAddress(), WAIT, admitted(server))) {
             List<ReadRequest> window = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 window.add(ReadRequest.into(WorkRequestIds.of(connection.id(), i), sink, 0, source.address(), source.rkey(), 64, i == 3));
@@ -313,7 +364,7 @@ class TestSimulatedVerbs
         SimulatedDevice client = open("mlx5_1", DEFAULT, smallQueue);
         MemoryRegion source = server.protectionDomain().register(RegistrableMemory.host(TestBytes.direct(9, 4096)), Access.remoteReadable()).regions().get(0);
         MemoryRegion sink = client.protectionDomain().register(RegistrableMemory.host(ByteBuffer.allocateDirect(4096)), Access.readSink()).regions().get(0);
-        try (SimulatedConnection connection = (SimulatedConnection) client.connect(server.listenAddress(), WAIT)) {
+        try (SimulatedConnection connection = (SimulatedConnection) client.connect(server.listenAddress(), WAIT, admitted(server))) {
             List<ReadRequest> reads = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 reads.add(ReadRequest.into(i, sink, 0, source.address(), source.rkey(), 64, true));
@@ -332,20 +383,20 @@ class TestSimulatedVerbs
         SimulatedDevice client = open("mlx5_1", DEFAULT, SETTINGS);
         SimulatedDevice silent = open("mlx5_0", DEFAULT.withCmFault(CmFault.DROP), SETTINGS);
         long start = System.nanoTime();
-        VerbsException timeout = assertThrows(VerbsException.class, () -> client.connect(silent.listenAddress(), Duration.ofMillis(300)));
+        VerbsException timeout = assertThrows(VerbsException.class, () -> client.connect(silent.listenAddress(), Duration.ofMillis(300), admitted(silent)));
         long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertTrue(timeout.getMessage().contains("timed out after 300 ms"), timeout.getMessage());
         assertTrue(elapsedMillis >= 250 && elapsedMillis < 5000, "the deadline ended the wait after " + elapsedMillis + " ms");
 
         SimulatedDevice rejecting = open("mlx5_2", DEFAULT.withCmFault(CmFault.REJECT), SETTINGS);
-        VerbsException rejected = assertThrows(VerbsException.class, () -> client.connect(rejecting.listenAddress(), WAIT));
+        VerbsException rejected = assertThrows(VerbsException.class, () -> client.connect(rejecting.listenAddress(), WAIT, admitted(rejecting)));
         assertTrue(rejected.getMessage().contains("REJECTED"), rejected.getMessage());
 
         InetSocketAddress nobody;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             nobody = (InetSocketAddress) socket.getLocalSocketAddress();
         }
-        VerbsException unreachable = assertThrows(VerbsException.class, () -> client.connect(nobody, WAIT));
+        VerbsException unreachable = assertThrows(VerbsException.class, () -> client.connect(nobody, WAIT, admitted(client)));
         assertTrue(unreachable.getMessage().contains("UNREACHABLE"), unreachable.getMessage());
     }
 
@@ -357,7 +408,7 @@ class TestSimulatedVerbs
         SimulatedDevice client = open("mlx5_1", DEFAULT, SETTINGS);
         MemoryRegion source = server.protectionDomain().register(RegistrableMemory.host(TestBytes.direct(10, 1 << 20)), Access.remoteReadable()).regions().get(0);
         MemoryRegion sink = client.protectionDomain().register(RegistrableMemory.host(ByteBuffer.allocateDirect(1 << 20)), Access.readSink()).regions().get(0);
-        VerbsConnection connection = client.connect(server.listenAddress(), WAIT);
+        VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server));
         List<ReadRequest> reads = new ArrayList<>();
         for (int i = 0; i < 64; i++) {
             reads.add(ReadRequest.into(i, sink, 0, source.address(), source.rkey(), 1 << 20, true));
@@ -381,7 +432,7 @@ class TestSimulatedVerbs
         SimulatedDevice client = open("mlx5_1", DEFAULT, SETTINGS);
         Registration source = server.protectionDomain().register(RegistrableMemory.host(TestBytes.direct(11, 4096)), Access.remoteReadable());
         Registration sink = client.protectionDomain().register(RegistrableMemory.host(ByteBuffer.allocateDirect(4096)), Access.readSink());
-        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT)) {
+        try (VerbsConnection connection = client.connect(server.listenAddress(), WAIT, admitted(server))) {
             server.close();
             VerbsException dead = assertThrows(VerbsException.class,
                     () -> new RemoteReader(connection, SETTINGS, 4096).read(List.of(new ReadTarget(source.remoteSlices(0, 4096).get(0), 0)), sink, WAIT));

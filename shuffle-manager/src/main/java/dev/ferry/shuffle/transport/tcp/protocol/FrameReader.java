@@ -117,6 +117,10 @@ public final class FrameReader
                     return whole(type, AuthFailure.decode(buffer), buffer);
                 case FETCH_DONE:
                     return whole(type, new FetchDone(), buffer);
+                case RDMA_ADMISSION_REQUEST:
+                    return whole(type, RdmaAdmissionRequest.decode(buffer), buffer);
+                case RDMA_ADMISSION:
+                    return whole(type, RdmaAdmission.decode(buffer), buffer);
                 case BLOCK_RESPONSE: {
                     BlockResponse response = BlockResponse.decode(buffer);
                     if (response.bodyLength() != frameLength - 1L - headerLength) {

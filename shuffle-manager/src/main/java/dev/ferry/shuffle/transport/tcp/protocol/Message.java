@@ -11,7 +11,8 @@ import java.nio.ByteBuffer;
  */
 public sealed interface Message
         permits FetchRequest, BlockResponse, FetchFailure, BlockListRequest, ShmBlockResponse, RdmaBlockResponse, IpcBlockResponse,
-        GpuRdmaBlockResponse, AuthClientHello, AuthServerChallenge, AuthClientProof, AuthServerProof, AuthFailure, FetchDone
+        GpuRdmaBlockResponse, AuthClientHello, AuthServerChallenge, AuthClientProof, AuthServerProof, AuthFailure, FetchDone,
+        RdmaAdmissionRequest, RdmaAdmission
 {
     MessageType type();
 

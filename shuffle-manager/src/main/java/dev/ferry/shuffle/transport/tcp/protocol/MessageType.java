@@ -33,7 +33,10 @@ public enum MessageType
     AUTH_FAILURE(15, Phase.SERVER_HANDSHAKE),
     // The reader is done with its last request's blocks (no answer).
     FETCH_DONE(16, Phase.REQUEST),
-    AUTH_SERVER_PROOF(17, Phase.SERVER_HANDSHAKE);
+    AUTH_SERVER_PROOF(17, Phase.SERVER_HANDSHAKE),
+    // RDMA connection setup gated by the authenticated stream: a one-time token for one queue pair.
+    RDMA_ADMISSION_REQUEST(18, Phase.REQUEST),
+    RDMA_ADMISSION(19, Phase.RESPONSE);
 
     /** Largest handshake frame: nonces, an ephemeral public key and a MAC fit many times over. */
     public static final int HANDSHAKE_FRAME_BYTES = 4 * 1024;

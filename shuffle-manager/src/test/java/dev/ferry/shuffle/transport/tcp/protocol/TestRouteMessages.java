@@ -10,10 +10,12 @@ import java.util.List;
 import dev.ferry.device.IpcHandle;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.transport.local.ShmBlockHandle;
+import dev.ferry.transport.verbs.ConnectionToken;
 import dev.ferry.transport.verbs.RemoteSlice;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,6 +46,31 @@ class TestRouteMessages
         assertEquals(new ShmBlockResponse(5, 0, handle.toBytes()), shm, "messages compare by value, handle bytes included");
         assertEquals(RdmaFetchRequest.of(6, refs), reader.read());
         assertEquals(rdma, reader.read());
+    }
+
+    @Test
+    void rdmaAdmissionMessagesRoundTripAndAreBounded()
+            throws IOException
+    {
+        byte[] token = new byte[ConnectionToken.BYTES];
+        token[3] = 9;
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        FrameWriter writer = new FrameWriter(bytes);
+        writer.write(new RdmaAdmissionRequest("10.0.0.2"));
+        writer.write(new RdmaAdmission(token, "10.0.0.1", 4791));
+        writer.flush();
+        FrameReader reader = new FrameReader(new ByteArrayInputStream(bytes.toByteArray()), MAX_FRAME, EnumSet.allOf(MessageType.class));
+        assertEquals(new RdmaAdmissionRequest("10.0.0.2"), reader.read());
+        RdmaAdmission admission = (RdmaAdmission) reader.read();
+        assertEquals(new RdmaAdmission(token, "10.0.0.1", 4791), admission, "compares by value, token bytes included");
+        assertEquals(new ConnectionToken(token), admission.token());
+        assertFalse(admission.toString().contains(java.util.HexFormat.of().formatHex(token)), "the token never appears in a log line: " + admission);
+        assertThrows(IllegalArgumentException.class, () -> new RdmaAdmission(new byte[7], "10.0.0.1", 4791));
+        assertThrows(IllegalArgumentException.class, () -> new RdmaAdmission(token, "10.0.0.1", 0));
+        assertThrows(IllegalArgumentException.class, () -> new RdmaAdmissionRequest(""));
+        // A token field that lies about its length is refused.
+        ByteBuffer lying = ByteBuffer.allocate(64).putInt(1 << 20).flip();
+        assertThrows(IllegalArgumentException.class, () -> RdmaAdmission.decode(lying));
     }
 
     @Test
