@@ -65,6 +65,8 @@ public final class CudaBackend
     private final List<SubAllocator<Pointer>> pools = new ArrayList<>();
     // Slab base address -> its IPC handle bytes, asked once per slab; guarded by this.
     private final Map<Long, byte[]> slabHandles = new HashMap<>();
+    // Slab base address -> its cuFileBufRegister (or why none), made on the first direct read into the slab.
+    private final Map<Long, IoRegistration> slabRegistrations = new HashMap<>();
 
     /** The payload of an exported handle: CUDA's handle of the slab, then the buffer's offset in it. */
     static final int IPC_PAYLOAD_SIZE = cudart.CUDA_IPC_HANDLE_SIZE + Long.BYTES;
@@ -123,8 +125,8 @@ public final class CudaBackend
     // Buffers start 4 KiB apart in a slab, which cudaMalloc aligns far more coarsely: O_DIRECT and cuFile get page-aligned targets.
     private static final long DEVICE_ALIGNMENT = 4096;
 
-    /** cudaMalloc/cudaFree of whole slabs on one device. */
-    private static final class Slabs
+    /** cudaMalloc/cudaFree of whole slabs on one device; a slab's cuFile registration ends before its cudaFree. */
+    private final class Slabs
             implements SubAllocator.SlabSource<Pointer>
     {
         private final int device;
@@ -150,6 +152,13 @@ public final class CudaBackend
         @Override
         public void free(Pointer slab)
         {
+            IoRegistration registration;
+            synchronized (slabRegistrations) {
+                registration = slabRegistrations.remove(slab.address());
+            }
+            if (registration != null) {
+                registration.deregister();
+            }
             CudaErrors.check(cudart.cudaSetDevice(device), "cudaSetDevice(" + device + ")");
             CudaErrors.check(cudart.cudaFree(slab), "cudaFree of a slab at 0x" + Long.toHexString(slab.address()) + " on device " + device);
         }
@@ -330,10 +339,31 @@ public final class CudaBackend
         return true;
     }
 
+    /**
+     * Device memory is registered a slab at a time, once (see {@link #slabRegistration}); the
+     * buffer's registration is then a view of the slab's, which outlives it. Other memory goes
+     * to cuFile as it is.
+     */
     @Override
     public IoRegistration registerIoBuffer(NativeMemory memory)
     {
-        return cuFile.registerBuffer(cudaMemory(memory));
+        CudaMemory cudaMemory = cudaMemory(memory);
+        if (cudaMemory.kind() != CudaMemory.Kind.DEVICE) {
+            return cuFile.registerBuffer(cudaMemory);
+        }
+        IoRegistration slab = slabRegistration(cudaMemory);
+        return slab.registered()
+                ? IoRegistration.registered("covered by the slab's " + slab.detail(), () -> {})
+                : IoRegistration.none(slab.detail());
+    }
+
+    /** The cuFile registration of the slab {@code memory} lies in, made on first use and kept until the slab is freed (a refusal is kept too, not retried per read). */
+    IoRegistration slabRegistration(CudaMemory memory)
+    {
+        synchronized (slabRegistrations) {
+            return slabRegistrations.computeIfAbsent(memory.base().address(),
+                    base -> cuFile.registerSlab(memory.base(), memory.range().orElseThrow().slabSize(), memory.location().device()));
+        }
     }
 
     /** Page-locked memory from {@code cudaHostAlloc(cudaHostAllocPortable)}: the DMA engine reads it directly. */
