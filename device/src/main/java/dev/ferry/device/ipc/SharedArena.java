@@ -95,7 +95,7 @@ public final class SharedArena
     /** A range of {@code size} bytes; throws {@link DeviceOutOfMemoryException} when no free range is large enough. */
     public synchronized ArenaMemory allocate(long size)
     {
-        checkOpen();
+        // A closed arena's sub-allocator refuses, naming the arena.
         SubAllocator.Allocation<MappedByteBuffer> range = space.allocate(size);
         long end = range.offset() + space.reservedSize(size);
         try {
@@ -147,13 +147,6 @@ public final class SharedArena
         return space;
     }
 
-    private void checkOpen()
-    {
-        if (closed) {
-            throw new IllegalStateException(label + " is closed");
-        }
-    }
-
     /**
      * Deletes the arena file. Importers that still map a range keep it (the kernel keeps the
      * pages until the last mapping goes), so closing never pulls memory from under them.
@@ -165,10 +158,8 @@ public final class SharedArena
             return;
         }
         closed = true;
+        // Logs what importers still map; their mappings stay valid after the file is deleted.
         space.close();
-        if (space.pendingBytes() > 0) {
-            log.warn("{} closes while importers still map {} bytes; their mappings stay valid", label, space.pendingBytes());
-        }
         closeQuietly(channel);
         deleteQuietly(file);
     }

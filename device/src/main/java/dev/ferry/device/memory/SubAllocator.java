@@ -379,8 +379,8 @@ public final class SubAllocator<S>
         trimLocked();
         closed = true;
         if (liveBytes > 0 || pendingBytes > 0) {
-            log.warn("{} closes with {} bytes in live buffers and {} bytes held by IPC importers; {} slab(s) of {} bytes stay allocated",
-                    label, liveBytes, pendingBytes, source == null ? 0 : slabs.size(), source == null ? 0 : slabBytes);
+            log.warn("{} closes with {} bytes in live buffers and {} bytes held by IPC importers; {}", label, liveBytes, pendingBytes,
+                    source == null ? "its slab stays with its owner" : slabs.size() + " slab(s) of " + slabBytes + " bytes stay allocated");
         }
     }
 
