@@ -115,8 +115,6 @@ public final class SubAllocator<S>
     private long slabBytes;
     private long liveBytes;
     private long pendingBytes;
-    private long slabsAllocated;
-    private long slabsFreed;
     private long deferredFrees;
     private long reclaimedFrees;
     private boolean closed;
@@ -208,7 +206,6 @@ public final class SubAllocator<S>
         Slab<S> slab = new Slab<>(handle, nextSlabNumber++, newSlab);
         slabs.add(slab);
         slabBytes += newSlab;
-        slabsAllocated++;
         return takeLocked(size, reserved);
     }
 
@@ -300,7 +297,6 @@ public final class SubAllocator<S>
                 source.free(slab.handle);
                 slabBytes -= slab.space.capacity();
                 freed += slab.space.capacity();
-                slabsFreed++;
             }
         }
         return freed;
@@ -328,22 +324,6 @@ public final class SubAllocator<S>
     public synchronized long slabBytes()
     {
         return slabBytes;
-    }
-
-    public synchronized int slabCount()
-    {
-        return slabs.size();
-    }
-
-    /** Slabs made from the source since creation: the driver allocations buffers cost. */
-    public synchronized long slabsAllocated()
-    {
-        return slabsAllocated;
-    }
-
-    public synchronized long slabsFreed()
-    {
-        return slabsFreed;
     }
 
     /** Frees that had to wait for another process, and how many of them were reclaimed since. */
