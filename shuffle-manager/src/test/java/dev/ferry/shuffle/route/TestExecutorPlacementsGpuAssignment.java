@@ -9,6 +9,7 @@ import java.util.Optional;
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceRuntimes;
+import dev.ferry.device.ExecutorGpu;
 import dev.ferry.shuffle.store.DeviceTieredMapOutputStore;
 import dev.ferry.shuffle.store.MapOutputStore;
 import dev.ferry.shuffle.store.MapOutputStores;
@@ -68,7 +69,7 @@ class TestExecutorPlacementsGpuAssignment
     void aGpuThisProcessCannotSeeKeepsOutputsOnTheHostStoreWithTheReason()
     {
         NodeTopology node = HGX.node("hgx-a").orElseThrow();
-        ExecutorGpu.install(node, ExecutorPlacements.assign(HGX, "1", "hgx-a", "", List.of("5")), "Spark gpu address 5");
+        install(node, ExecutorPlacements.assign(HGX, "1", "hgx-a", "", List.of("5")), "Spark gpu address 5");
         Map<String, String> config = config(2, "0000:18:00.0,0000:2a:00.0");
         try (BufferAllocator arrow = new RootAllocator(); MapOutputStore store = MapOutputStores.create(new MapConfigSource(config), arrow, temp)) {
             assertFalse(store instanceof DeviceTieredMapOutputStore, "GPU5 is not among the two visible devices: " + store.name());
@@ -82,12 +83,18 @@ class TestExecutorPlacementsGpuAssignment
     private int storeDevice(NodeTopology node, String executorId, String sparkAddress)
     {
         ExecutorPlace place = ExecutorPlacements.assign(HGX, executorId, node.hostname(), "", List.of(sparkAddress));
-        ExecutorGpu.install(node, place, "Spark gpu address " + sparkAddress);
+        install(node, place, "Spark gpu address " + sparkAddress);
         try (BufferAllocator arrow = new RootAllocator();
                 MapOutputStore store = MapOutputStores.create(new MapConfigSource(config(8, REVERSED_BUS_IDS)), arrow, temp.resolve("executor-" + executorId))) {
             DeviceTieredMapOutputStore device = assertInstanceOf(DeviceTieredMapOutputStore.class, store);
             return device.pool().allocator().location().device();
         }
+    }
+
+    /** What the executor plugin does at start: this executor's GPU, from its place. */
+    private static void install(NodeTopology node, ExecutorPlace place, String source)
+    {
+        ExecutorGpu.install(node, node.gpu(place.gpu().orElseThrow()).orElseThrow(), source);
     }
 
     private static Map<String, String> config(int gpus, String busIds)

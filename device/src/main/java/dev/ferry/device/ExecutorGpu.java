@@ -1,10 +1,8 @@
-package dev.ferry.shuffle.route;
+package dev.ferry.device;
 
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.ferry.device.DeviceMatch;
-import dev.ferry.device.DeviceRuntime;
 import dev.ferry.topology.model.Gpu;
 import dev.ferry.topology.model.NodeTopology;
 import org.slf4j.Logger;
@@ -15,9 +13,9 @@ import static java.util.Objects.requireNonNull;
 /**
  * This executor JVM's GPU: the one Spark assigned (or the topology placement chose), with the
  * facts of its node (NVML/sysfs probes or the topology file), so the device store, the reader and
- * IPC imports all use that GPU. Installed by the Ferry executor plugin at executor start; the CUDA
- * device is matched by PCI bus id ({@link DeviceMatch}), since CUDA ordinals need not follow
- * Spark's addresses.
+ * IPC imports all use that GPU. Installed by the Ferry executor plugin at executor start (before any
+ * task); the CUDA device is matched by PCI bus id ({@link DeviceMatch}), since CUDA ordinals need
+ * not follow Spark's addresses. In the device module so the shuffle and the gds reader both reach it.
  */
 public final class ExecutorGpu
 {
@@ -40,12 +38,6 @@ public final class ExecutorGpu
     public static void install(NodeTopology node, Gpu gpu, String source)
     {
         CURRENT.set(new Assigned(node, gpu, source));
-    }
-
-    /** Installs the GPU of {@code place} (a topology placement), when it names one. */
-    public static void install(NodeTopology node, ExecutorPlace place, String source)
-    {
-        place.gpu().flatMap(node::gpu).ifPresent(gpu -> install(node, gpu, source));
     }
 
     public static Optional<Assigned> current()
