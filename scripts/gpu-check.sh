@@ -1,189 +1,214 @@
 #!/usr/bin/env bash
-# Runs Ferry's device contract suite and the device microbenchmarks with spark.ferry.device=cuda on a
-# real NVIDIA machine (driver, CUDA 13 runtime/cuFile libraries, Java 17), and writes a short report.
+# Ferry's whole pipeline on one real NVIDIA machine (driver, CUDA 13, pyarrow; no JDK, no network), in one
+# command, writing a report: the device contract suite, the NVML/topology probe, copies/IPC/cuFile, the gds
+# reader over a Parquet corpus generated there (every file compared with spark.read.parquet, routes gds and
+# bounce), the shuffle with stage=device in local mode (ShuffleBenchmark) and in a two-executor local-cluster
+# whose blocks take CUDA IPC across the JVMs (bin/ferry sql, bytes per route, CSV compared with Spark's
+# shuffle), GpuDataLoad, and the scan benchmark; each compared with Spark's own path by the check itself.
 #
-# No network and no Maven here: prepare the build output on a machine with ~/.m2 first,
-#     mvn -o -Pgpu-check -pl device -am package -DskipTests
-# then copy the working tree (with device/target) to the GPU machine and run
-#     scripts/gpu-check.sh [output-dir]
-# Environment:
-#     FERRY_BENCH_DIR   where the cuFile benchmark writes its file (put it on the NVMe under test; default: output dir)
-#     FERRY_BENCH_SIZE  bytes per copy in the benchmark (default 1g)
-#     JAVA              java executable (default: java on PATH)
-#     FERRY_GDS_DATA    Parquet directory for the GDS/bounce scan (default: generated into $FERRY_BENCH_DIR/gds-scan)
-#     FERRY_GDS_GB      size of that generated data (default 1)
-# The GDS/bounce section (3.) runs only when the scan benchmark was prepared as well:
-#     mvn -o -q install -DskipTests && mvn -o -q -pl examples compile dependency:copy-dependencies \
-#         -DincludeScope=compile -DoutputDirectory=target/gpu-check-lib
-set -euo pipefail
+# The runtime is carried: scripts/gpu-check-pack.sh builds it here (jlink'd JRE + minimal jars + Ferry's
+# classes) as parts of at most 57 MiB; scripts/gpu-check-unpack.sh unpacks each part there, one device call
+# per part, the last call then runs this script (see README "Checking on a GPU machine"):
+#     scripts/gpu-check.sh --runtime target/gpu-check-runtime [--device cuda|simulated] [--deadline S] [OUT]
+# --device simulated runs every stage on the simulated backend: the dry run of the same pipeline on a
+# machine without a GPU (scripts/gpu-check.sh --runtime target/gpu-check-pack/runtime --device simulated).
+# --deadline (default 540 s) bounds the whole run: a device call lasts at most 600 s; stages that would
+# start after it are reported as not run. --scale N multiplies each stage's time cap (a slow machine's dry
+# run); --only 'stage stage...' runs only those stages (a rerun). Without --runtime, the JDK on PATH and the build tree are used
+# (device stages only need 'mvn -o -Pgpu-check -pl device -am package -DskipTests').
+# Environment: FERRY_BENCH_SIZE (copy size, default 256m), FERRY_BENCH_DIR (where file reads go, default OUT),
+# FERRY_CORPUS_DIR (a pyarrow corpus to use instead of generating one: the dry run on a machine without pyarrow).
+set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-DEVICE="$ROOT/device"
-LIB="$DEVICE/target/gpu-check-lib"
-OUT=${1:-"$DEVICE/target/gpu-check"}
-JAVA=${JAVA:-java}
+RUNTIME=""
+DEVICE=cuda
+DEADLINE=540
+SCALE=1
+ONLY=""
+OUT=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --runtime) RUNTIME=$(cd "$2" && pwd); shift 2 ;;
+        --device) DEVICE=$2; shift 2 ;;
+        --deadline) DEADLINE=$2; shift 2 ;;
+        --scale) SCALE=$2; shift 2 ;;
+        --only) ONLY=" $2 "; shift 2 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        *) OUT=$1; shift ;;
+    esac
+done
+case "$DEVICE" in cuda|simulated) ;; *) echo "gpu-check: --device is cuda or simulated, got $DEVICE" >&2; exit 2 ;; esac
+OUT=${OUT:-"$ROOT/target/gpu-check"}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
 BENCH_DIR=${FERRY_BENCH_DIR:-"$OUT"}
-BENCH_SIZE=${FERRY_BENCH_SIZE:-1g}
-
+BENCH_SIZE=${FERRY_BENCH_SIZE:-256m}
+START=$(date +%s)
 fail() { echo "gpu-check: $*" >&2; exit 2; }
 
-[ -d "$DEVICE/target/classes" ] && [ -d "$DEVICE/target/test-classes" ] \
-    || fail "device/target/classes or test-classes missing; run 'mvn -o -Pgpu-check -pl device -am package -DskipTests' before copying the tree"
-ls "$LIB"/junit-platform-console-standalone-*.jar >/dev/null 2>&1 \
-    || fail "$LIB lacks the JUnit console launcher; build with -Pgpu-check (see the header of this script)"
-"$JAVA" -version 2>&1 | grep -q 'version "\(1[7-9]\|2[0-9]\)' || fail "Java 17 or newer is required ($JAVA)"
+if [ -n "$RUNTIME" ]; then
+    [ -f "$RUNTIME/classpath.txt" ] || fail "$RUNTIME/classpath.txt missing: not every part was unpacked (scripts/gpu-check-unpack.sh)"
+    JAVA="$RUNTIME/jre/bin/java"
+    CP=$(sed "s|^|$RUNTIME/|" "$RUNTIME/classpath.txt" | paste -sd: -)
+    DEVICE_TESTS="$RUNTIME/classes/device-tests"
+    FULL=1
+else
+    JAVA=${JAVA:-java}
+    LIB="$ROOT/device/target/gpu-check-lib"
+    [ -d "$ROOT/device/target/test-classes" ] && ls "$LIB"/junit-platform-console-standalone-*.jar >/dev/null 2>&1 \
+        || fail "no --runtime and no device build: run 'mvn -o -Pgpu-check -pl device -am package -DskipTests'"
+    CP="$ROOT/device/target/classes:$ROOT/device/target/test-classes:$LIB/*"
+    DEVICE_TESTS="$ROOT/device/target/test-classes"
+    FULL=0
+fi
+"$JAVA" -version >/dev/null 2>&1 || fail "no Java at $JAVA"
+export JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$(command -v "$JAVA" || echo "$JAVA")")")")
+export PATH="$JAVA_HOME/bin:$PATH"
+# JavaCPP's JNI libraries link against the CUDA runtime and cuFile of the machine (the first run needed this).
+for CUDA_LIB in /usr/local/cuda/lib64 /usr/local/cuda-13*/lib64; do
+    [ -d "$CUDA_LIB" ] && export LD_LIBRARY_PATH="$CUDA_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" && break
+done
+# Spark on Java 17 (the options of the build's tests), plus the raw O_DIRECT descriptor cuFile needs (RawFileDescriptors).
+SPARK_OPENS=(-XX:+IgnoreUnrecognizedVMOptions --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.lang.invoke=ALL-UNNAMED
+    --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED --add-opens=java.base/java.net=ALL-UNNAMED
+    --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.util.concurrent=ALL-UNNAMED
+    --add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED --add-opens=java.base/jdk.internal.ref=ALL-UNNAMED
+    --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/sun.nio.cs=ALL-UNNAMED --add-opens=java.base/sun.security.action=ALL-UNNAMED
+    --add-opens=java.base/sun.util.calendar=ALL-UNNAMED -Djdk.reflect.useDirectMethodHandle=false -Dio.netty.tryReflectionSetAccessible=true)
+JAVA_OPTS=(-Xmx8g "${SPARK_OPENS[@]}" -Dspark.ferry.device="$DEVICE")
+# cuFile needs /run/udev to find NVMe devices; containers often lack it. An empty one lets the driver open (compat mode).
+if [ "$DEVICE" = cuda ] && [ ! -e /run/udev ]; then
+    mkdir -p /run/udev 2>/dev/null && UDEV="created an empty /run/udev" || UDEV="/run/udev missing and not creatable: cuFile will not open"
+else
+    UDEV="/run/udev: $( [ -e /run/udev ] && echo present || echo absent)"
+fi
 
-mkdir -p "$OUT" "$BENCH_DIR"
-CP="$DEVICE/target/classes:$DEVICE/target/test-classes:$LIB/*"
-# cuFile needs the raw descriptor of an O_DIRECT channel (see RawFileDescriptors).
-JAVA_OPTS=(-Xmx8g --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.io=ALL-UNNAMED -Dspark.ferry.device=cuda)
-
+REPORT="$OUT/report.md"
+SUMMARY="$OUT/summary.tsv"
+: > "$SUMMARY"
 {
-    echo "# Ferry GPU check"
+    echo "# Ferry GPU check ($DEVICE backend)"
     echo
-    echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "- host: $(hostname)"
+    echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ), host: $(hostname), cores: $(nproc)"
+    echo "- java: $("$JAVA" -version 2>&1 | head -1) at $JAVA"
+    echo "- runtime: ${RUNTIME:-build tree (device stages only)}"
+    echo "- $UDEV"
     if command -v nvidia-smi >/dev/null 2>&1; then
         echo "- GPUs:"
-        nvidia-smi --query-gpu=index,name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader | sed 's/^/    - /'
+        nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv,noheader | sed 's/^/    - /'
     else
-        echo "- nvidia-smi: not found (no NVIDIA driver?)"
+        echo "- nvidia-smi: not found"
     fi
-    if command -v nvcc >/dev/null 2>&1; then
-        echo "- nvcc: $(nvcc --version | tail -1)"
-    else
-        echo "- nvcc: not found"
+    echo "- python: $(python3 -c 'import sys, pyarrow; print(sys.version.split()[0], "pyarrow", pyarrow.__version__)' 2>&1 | tail -1)"
+} > "$REPORT"
+
+# Runs one stage with what is left of the deadline (at most its own cap); records its status and tail.
+stage() {
+    local name=$1 cap=$(($2 * SCALE))
+    shift 2
+    if [ -n "$ONLY" ] && [[ "$ONLY" != *" $name "* ]]; then
+        return
     fi
-} > "$OUT/report.md"
-
-# 1. The contract suite, narrowed to the cuda backend by -Dspark.ferry.device=cuda.
-set +e
-"$JAVA" "${JAVA_OPTS[@]}" -cp "$CP" org.junit.platform.console.ConsoleLauncher execute \
-    --scan-classpath "$DEVICE/target/test-classes" --reports-dir "$OUT/junit" --details=tree --disable-banner \
-    > "$OUT/contract.log" 2>&1
-SUITE_STATUS=$?
-set -e
-
-XML=$(ls "$OUT"/junit/TEST-*.xml 2>/dev/null | head -1 || true)
-{
-    echo
-    echo "## Contract suite (spark.ferry.device=cuda)"
-    echo
-    echo "exit status $SUITE_STATUS; full log: contract.log, JUnit XML: junit/"
-    echo
-    if [ -n "$XML" ]; then
-        grep -o '<testsuite [^>]*>' "$XML" | head -1 | grep -o '\(tests\|skipped\|failures\|errors\)="[0-9]*"' | tr '\n' ' '
-        echo
-        echo
-        echo "| test | result |"
-        echo "|---|---|"
-        # One row per test case: passed, skipped (with the reason) or failed.
-        awk '
-            /<testcase / { if (name != "") print "| " name " | " result " |"; match($0, /name="[^"]*"/); name = substr($0, RSTART + 6, RLENGTH - 7); cls = ""; match($0, /classname="[^"]*"/); cls = substr($0, RSTART + 11, RLENGTH - 12); n = split(cls, parts, "."); name = parts[n] " " name; result = "passed" }
-            /<skipped/ { result = "skipped"; if (match($0, /message="[^"]*"/)) result = "skipped: " substr($0, RSTART + 9, RLENGTH - 10) }
-            /<skipped><!\[CDATA\[/ { }
-            /TestAbortedException: Assumption failed:/ { sub(/.*Assumption failed: /, ""); result = "skipped: " $0 }
-            /<failure|<error/ { result = "FAILED" }
-            END { if (name != "") print "| " name " | " result " |" }
-        ' "$XML"
-    else
-        echo "no JUnit report was written; see contract.log"
+    local left=$((DEADLINE - ($(date +%s) - START)))
+    if [ "$left" -lt 20 ]; then
+        printf '%s\tnot run: out of time\t0\n' "$name" >> "$SUMMARY"
+        return
     fi
-} >> "$OUT/report.md"
-
-# 2. Benchmarks: cuda routes as GB/s and as a fraction of host memcpy; the pinned H2D/D2H rows are
-#    cudaMemcpyAsync from page-locked memory, i.e. the device's practical cudaMemcpy peak.
-set +e
-"$JAVA" "${JAVA_OPTS[@]}" -Dferry.bench.dir="$BENCH_DIR" -cp "$CP" dev.ferry.device.bench.CopyBenchmark \
-    --backends cuda --size "$BENCH_SIZE" --iterations 20 --ipc true --file-read true \
-    > "$OUT/benchmark.md" 2> "$OUT/benchmark.err"
-BENCH_STATUS=$?
-set -e
-{
-    echo
-    echo "## Benchmarks (size $BENCH_SIZE, median of 20)"
-    echo
-    echo "exit status $BENCH_STATUS; stderr: benchmark.err"
-    echo
-    cat "$OUT/benchmark.md"
-    PEAK=$(awk -F'|' '$2 ~ /cuda/ && $3 ~ /H2D \(pinned\)/ { gsub(/ /, "", $4); print $4 }' "$OUT/benchmark.md")
-    if [ -n "$PEAK" ]; then
-        echo
-        echo "Against the device's cudaMemcpy peak (pinned H2D = $PEAK GB/s):"
-        echo
-        awk -F'|' -v peak="$PEAK" '$2 ~ /cuda/ { gsub(/^ +| +$/, "", $3); gsub(/ /, "", $4); printf "- %s: %.2f GB/s = %.2f x peak\n", $3, $4, $4 / peak }' "$OUT/benchmark.md"
-    fi
-    echo
-    echo "cuFile read path verdict:"
-    grep 'file read verdict' "$OUT/benchmark.err" | sed 's/^/    /' || echo "    (none: the cuda backend did not start; see benchmark.err)"
-} >> "$OUT/report.md"
-
-# A run where CUDA never started checked nothing: say so and fail, whatever the exit codes were.
-CUDA_STATUS=0
-if [ -z "$XML" ] || grep -q 'Assumption failed: CUDA unavailable' "$XML" || ! grep -q '^| cuda ' "$OUT/benchmark.md"; then
-    CUDA_STATUS=1
+    [ "$cap" -gt "$left" ] && cap=$left
+    local began=$(date +%s)
+    timeout --kill-after=10 "$cap" "$@" > "$OUT/$name.log" 2>&1
+    local status=$?
+    local took=$(($(date +%s) - began))
+    local verdict="passed"
+    [ "$status" -eq 0 ] || verdict="FAILED (exit $status$( [ "$status" -eq 124 ] && echo ", timed out after ${cap}s"))"
+    printf '%s\t%s\t%s\n' "$name" "$verdict" "$took" >> "$SUMMARY"
     {
         echo
-        echo "**FAILED: the cuda backend did not run.** $(grep -ho "CUDA unavailable: [^<]*" "$OUT/benchmark.err" "$OUT/contract.log" 2>/dev/null | head -1)"
-    } >> "$OUT/report.md"
+        echo "## $name: $verdict in ${took}s"
+        echo
+        echo '```'
+        grep -E "$TAIL_PATTERN" "$OUT/$name.log" | tail -40 || true
+        echo '```'
+    } >> "$REPORT"
+}
+TAIL_PATTERN='tests (successful|failed|skipped|found)|Assumption failed|FAILED|MISMATCH|disagree|agreed|verdict|GB/s|Exception|Error|route|q[0-9]|total|ratio|consumer|checksum|match|device'
+
+JUNIT=(org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=summary)
+
+# 1. The device contract suite, narrowed to this backend.
+stage contract 180 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CP" "${JUNIT[@]}" --scan-classpath "$DEVICE_TESTS" --reports-dir "$OUT/junit-device"
+
+# 2. What the probes see: NVML, sysfs, routes.
+if [ "$FULL" = 1 ]; then
+    stage topology 40 sh -c "\"$JAVA\" -cp \"$CP\" dev.ferry.topology.cli.TopologyCommand --json > \"$OUT/topology.json\" && \"$JAVA\" -cp \"$CP\" dev.ferry.topology.cli.TopologyCommand"
 fi
 
-# 3. GDS and bounce scans: the gds data source reading Parquet with spark.ferry.device=cuda, forced onto the
-#    GDS route (cuFile into device buffers) and the BOUNCE route (host staging buffers + H2D copies), against
-#    the drive's sequential O_DIRECT read rate measured with dd on the same files.
-EXAMPLES="$ROOT/examples"
-if [ -d "$EXAMPLES/target/classes/dev/ferry/examples/bench" ] && [ -d "$EXAMPLES/target/gpu-check-lib" ]; then
-    GDS_DATA=${FERRY_GDS_DATA:-"$BENCH_DIR/gds-scan"}
-    SPARK_OPENS=(--add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/java.lang.invoke=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED
-        --add-opens java.base/java.util=ALL-UNNAMED --add-opens java.base/java.util.concurrent=ALL-UNNAMED --add-opens java.base/sun.util.calendar=ALL-UNNAMED
-        --add-opens java.base/jdk.internal.ref=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true)
-    SCAN_CP="$EXAMPLES/target/classes:$EXAMPLES/target/gpu-check-lib/*"
-    GDS_STATUS=0
-    {
-        echo
-        echo "## GDS / bounce scan (gds data source, spark.ferry.device=cuda)"
-        echo
-    } >> "$OUT/report.md"
+# 3. Copies, IPC into a child JVM and a file read through the device file path (the cuFile verdict).
+stage copies 90 "$JAVA" "${JAVA_OPTS[@]}" -Dferry.bench.dir="$BENCH_DIR" -cp "$CP" dev.ferry.device.bench.CopyBenchmark \
+    --backends "$DEVICE" --size "$BENCH_SIZE" --iterations 10 --ipc true --file-read true
+
+if [ "$FULL" = 1 ]; then
+    # 4. The gds reader over a corpus pyarrow writes here, every file against spark.read.parquet, on the device routes.
+    CORPUS_ROOT="$OUT/corpus-root"
+    rm -rf "$CORPUS_ROOT" && mkdir -p "$CORPUS_ROOT/corpus/pyarrow"
+    if [ -n "${FERRY_CORPUS_DIR:-}" ]; then
+        # A machine without pyarrow (the dry run here): the corpus the build's tests carry.
+        stage corpus-generate 30 cp -r "$FERRY_CORPUS_DIR/." "$CORPUS_ROOT/corpus/pyarrow/"
+    else
+        stage corpus-generate 60 python3 "$ROOT/scripts/testdata/pyarrow_corpus.py" "$CORPUS_ROOT/corpus/pyarrow"
+    fi
     for ROUTE in gds bounce; do
-        set +e
-        "$JAVA" "${JAVA_OPTS[@]}" "${SPARK_OPENS[@]}" -cp "$SCAN_CP" dev.ferry.examples.bench.ScanBenchmark scan --gb "${FERRY_GDS_GB:-1}" \
-            --data "$GDS_DATA" --route "$ROUTE" --runs 3 --conf spark.ferry.device=cuda > "$OUT/scan-$ROUTE.txt" 2> "$OUT/scan-$ROUTE.err"
-        STATUS=$?
-        set -e
-        [ "$STATUS" -eq 0 ] || GDS_STATUS=$STATUS
-        {
-            echo "### route $ROUTE (exit status $STATUS; stderr: scan-$ROUTE.err)"
-            echo
-            echo '```'
-            grep -E '^(data:|query|q[0-9]|total|gds read paths|ratio)' "$OUT/scan-$ROUTE.txt" || echo "(no results)"
-            echo '```'
-            echo
-        } >> "$OUT/report.md"
+        stage "corpus-$ROUTE" 120 "$JAVA" "${JAVA_OPTS[@]}" -Dspark.ferry.gds.route="$ROUTE" -cp "$CORPUS_ROOT:$CP" "${JUNIT[@]}" \
+            --select-class dev.ferry.gds.spark.ForeignWriterCorpusTest --reports-dir "$OUT/junit-corpus-$ROUTE"
     done
-    # The drive's sequential read rate over the same files, page cache bypassed.
-    DD_BYTES=0
-    DD_START=$(date +%s.%N)
-    while IFS= read -r FILE; do
-        SIZE=$(stat -c %s "$FILE")
-        dd if="$FILE" of=/dev/null bs=16M iflag=direct status=none 2>/dev/null || dd if="$FILE" of=/dev/null bs=16M status=none
-        DD_BYTES=$((DD_BYTES + SIZE))
-    done < <(find "$GDS_DATA" -name '*.parquet')
-    DD_END=$(date +%s.%N)
-    {
-        awk -v bytes="$DD_BYTES" -v start="$DD_START" -v end="$DD_END" 'BEGIN { if (end > start && bytes > 0) printf "drive sequential read (dd, O_DIRECT): %.2f GB/s over %.2f GB\n", bytes / (end - start) / 1e9, bytes / 1e9 }'
-        echo
-        echo "Compare the 'gds read paths ... GB/s' lines (scan throughput, decode on the host included) with this rate;"
-        echo "trueDirect > 0 proves cuFile DMA, compatMode means cuFile fell back inside, posix means Ferry's own fallback."
-    } >> "$OUT/report.md"
-else
-    GDS_STATUS=0
-    {
-        echo
-        echo "## GDS / bounce scan: skipped (examples not prepared; see the header of this script)"
-    } >> "$OUT/report.md"
+
+    # 5. The shuffle with stage=device against Spark's sort shuffle: the benchmark's queries in local mode (results
+    #    compared by the benchmark), then a group-by over two executor JVMs on the one GPU, placed on two GPUs of a
+    #    topology file's node so their blocks take the device routes (CUDA IPC across the JVMs), against Spark's
+    #    own shuffle; the bytes per route are recorded.
+    SHUFFLE_CONF=(--conf spark.ferry.shuffle.stage=device --conf spark.ferry.device="$DEVICE")
+    stage shuffle-local 120 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CP" dev.ferry.examples.bench.ShuffleBenchmark --quick --runs 1 --master 'local[4]' "${SHUFFLE_CONF[@]}"
+    SQL='SELECT k, count(*) AS n, sum(v) AS s, min(t) AS t FROM (SELECT id % 2000 AS k, id * 3 AS v, cast(id AS string) AS t FROM range(0, 3000000, 1, 8)) GROUP BY k ORDER BY k'
+    stage shuffle-cluster 180 bash -c '
+        set -e
+        "$0" "${@:1:$#-1}" --master "local-cluster[2,2,3072]" --ferry on --routes -e "${@: -1}" > "'"$OUT"'/sql-ferry.csv" 2> "'"$OUT"'/sql-ferry.err"
+        "$0" "${@:1:$#-1}" --master "local[4]" --ferry off -e "${@: -1}" > "'"$OUT"'/sql-spark.csv" 2> "'"$OUT"'/sql-spark.err"
+        grep -iE "route|bytes" "'"$OUT"'/sql-ferry.err" || true
+        if cmp -s "'"$OUT"'/sql-ferry.csv" "'"$OUT"'/sql-spark.csv" && [ -s "'"$OUT"'/sql-spark.csv" ]; then
+            echo "results agreed: $(wc -l < "'"$OUT"'/sql-spark.csv") lines"
+        else
+            echo "MISMATCH between Ferry (sql-ferry.csv) and Spark (sql-spark.csv)"; exit 1
+        fi' "$JAVA" "${JAVA_OPTS[@]}" -cp "$CP" dev.ferry.examples.sql.SqlCommand \
+        --conf spark.ferry.shuffle.stage=device --conf spark.ferry.device="$DEVICE" \
+        --conf spark.ferry.topology.file="$ROOT/examples/topologies/dgx-h100-ib-2node.json" \
+        --conf spark.ferry.shuffle.executorPlacement='0=dgx-a:GPU0,1=dgx-a:GPU1' "$SQL"
+
+    # 6. GpuDataLoad: batches kept in device memory, handed over as Arrow device arrays, sums checked against Spark.
+    stage dataload 90 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CP" dev.ferry.examples.dataload.GpuDataLoad --device "$DEVICE" --rows 200000 --dir "$OUT/dataload"
+
+    # 7. The scan benchmark on the device routes: gds against Spark's reader (results compared first), figures.
+    for ROUTE in gds bounce; do
+        stage "scan-$ROUTE" 120 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CP" dev.ferry.examples.bench.ScanBenchmark scan --quick --runs 1 --warmups 1 \
+            --data "$BENCH_DIR/scan-data" --route "$ROUTE" --conf spark.ferry.device="$DEVICE"
+    done
 fi
 
-cat "$OUT/report.md"
-echo
-echo "report: $OUT/report.md"
-[ "$SUITE_STATUS" -eq 0 ] && [ "$BENCH_STATUS" -eq 0 ] && [ "$CUDA_STATUS" -eq 0 ] && [ "$GDS_STATUS" -eq 0 ]
+# A cuda run in which CUDA never started checked nothing: say so.
+CUDA_NOTE=""
+if [ "$DEVICE" = cuda ] && grep -qh "CUDA unavailable" "$OUT"/contract.log "$OUT"/copies.log 2>/dev/null; then
+    CUDA_NOTE="**The cuda backend did not start:** $(grep -ho 'CUDA unavailable: [^<]*' "$OUT"/contract.log "$OUT"/copies.log | head -1)"
+fi
+{
+    echo
+    echo "## Summary ($(($(date +%s) - START)) s of a ${DEADLINE} s deadline)"
+    echo
+    echo "| stage | result | seconds |"
+    echo "|---|---|---|"
+    awk -F'\t' '{ print "| " $1 " | " $2 " | " $3 " |" }' "$SUMMARY"
+    [ -z "$CUDA_NOTE" ] || { echo; echo "$CUDA_NOTE"; }
+    echo
+    echo "cuFile verdicts: $(grep -ho 'file read verdict[^|]*' "$OUT"/copies.log 2>/dev/null | head -3 | tr '\n' ';')"
+} >> "$REPORT"
+cat "$REPORT"
+[ -z "$CUDA_NOTE" ] && ! grep -qv $'\tpassed\t' "$SUMMARY"

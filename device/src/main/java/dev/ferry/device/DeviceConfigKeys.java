@@ -17,6 +17,12 @@ public final class DeviceConfigKeys
             "Most pinned (page-locked) host memory Ferry allocates.");
     public static final ConfigKey<Boolean> RECORD_ALLOCATION_SITES = ConfigKey.bool("spark.ferry.device.debug.allocationSites", false,
             "Remember the stack of every allocation so leak reports say where leaked buffers came from (slow; tests and debugging).");
+    public static final ConfigKey<Long> POOL_SLAB_SIZE = ConfigKey.bytes("spark.ferry.device.pool.slabSize", "64m",
+            "cuda: device memory is taken from the driver in slabs of this size (a larger buffer gets a slab of its own) and sub-allocated, so a buffer costs no cudaMalloc/cudaFree; slabs stay within memoryLimit.");
+    public static final ConfigKey<Integer> STREAMS_IDLE_PER_DEVICE = ConfigKey.integer("spark.ferry.device.streams.idlePerDevice", 16,
+            "How many closed streams the runtime keeps per device for reuse (each with its two pinned staging chunks once it staged a copy).");
+    public static final ConfigKey<Long> STAGING_CHUNK = ConfigKey.bytes("spark.ferry.device.stagingChunk", "2m",
+            "Size of each of a stream's two pinned staging chunks, through which copies between JVM buffers and device memory are double-buffered (counted against pinnedLimit).");
 
     public static final ConfigKey<Integer> POOL_WAIT_MILLIS = ConfigKey.integer("spark.ferry.device.pool.waitMillis", 30000,
             "How long a pool allocation waits for memory after spilling could not free enough, in milliseconds, before it fails.");
@@ -33,6 +39,8 @@ public final class DeviceConfigKeys
             "Memory of each simulated GPU (at most 2g minus 4k); backed lazily by a shared-memory file.");
     public static final ConfigKey<Boolean> SIMULATED_PEER_ACCESS = ConfigKey.bool("spark.ferry.device.simulated.peerAccess", true,
             "Whether simulated GPUs can reach each other (cudaDeviceCanAccessPeer); peer copies still need peer access enabled first.");
+    public static final ConfigKey<String> SIMULATED_BUS_IDS = ConfigKey.string("spark.ferry.device.simulated.busIds", "",
+            "Comma-separated PCI bus ids of the simulated GPUs in ordinal order (e.g. to simulate CUDA_VISIBLE_DEVICES reordering); empty names them simulated:<ordinal>.");
     public static final ConfigKey<String> SIMULATED_SHM_DIR = ConfigKey.string("spark.ferry.device.simulated.shmDir", "/dev/shm",
             "Directory of the shared-memory files behind simulated GPU memory and IPC leases; falls back to java.io.tmpdir when absent.");
     public static final ConfigKey<String> SIMULATED_PEER_PATH = ConfigKey.string("spark.ferry.device.simulated.peerPath", "NVL",
@@ -63,8 +71,9 @@ public final class DeviceConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(DEVICE, MEMORY_LIMIT, PINNED_LIMIT, RECORD_ALLOCATION_SITES,
+                POOL_SLAB_SIZE, STREAMS_IDLE_PER_DEVICE, STAGING_CHUNK,
                 POOL_WAIT_MILLIS, HOST_TIER_LIMIT, SPILL_DIR, SPILL_DIR_LIMIT,
-                SIMULATED_COUNT, SIMULATED_CAPACITY, SIMULATED_PEER_ACCESS, SIMULATED_SHM_DIR, SIMULATED_PEER_PATH,
+                SIMULATED_COUNT, SIMULATED_CAPACITY, SIMULATED_PEER_ACCESS, SIMULATED_BUS_IDS, SIMULATED_SHM_DIR, SIMULATED_PEER_PATH,
                 SHAPING_ENABLED, SHAPING_NVLINK_GBPS, SHAPING_PCIE_GBPS, SHAPING_SYS_GBPS, SHAPING_LOCAL_GBPS,
                 CUFILE_ENABLED, CUFILE_ALLOW_COMPAT_MODE);
     }

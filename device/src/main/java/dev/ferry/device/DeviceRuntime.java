@@ -24,10 +24,12 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static java.lang.Math.toIntExact;
@@ -62,15 +64,34 @@ public final class DeviceRuntime
     private final AtomicLong pinnedHostBuffers = new AtomicLong();
     private final AtomicLong pinnedHostBuffersNotLocked = new AtomicLong();
     private final AtomicBoolean notLockedLogged = new AtomicBoolean();
+    private final AtomicLong stagedBytes = new AtomicLong();
+    private final StreamPool streams;
+    // One per acquirer of a shared runtime (DeviceRuntimes.shared); 1 for a private one.
+    private final AtomicInteger references = new AtomicInteger(1);
+    private volatile Runnable onLastClose = () -> {};
 
     public DeviceRuntime(DeviceBackend backend, long memoryLimit, long pinnedLimit, boolean recordAllocationSites, String selectionReason)
     {
+        this(backend, memoryLimit, pinnedLimit, recordAllocationSites, selectionReason,
+                DeviceConfigKeys.STREAMS_IDLE_PER_DEVICE.defaultValue(), DeviceConfigKeys.STAGING_CHUNK.defaultValue());
+    }
+
+    /**
+     * @param idleStreamsPerDevice how many closed streams stay pooled per device
+     * @param stagingChunk the size of each of a stream's two pinned staging chunks
+     */
+    public DeviceRuntime(DeviceBackend backend, long memoryLimit, long pinnedLimit, boolean recordAllocationSites, String selectionReason,
+            int idleStreamsPerDevice, long stagingChunk)
+    {
         this.backend = requireNonNull(backend, "backend is null");
         this.selectionReason = requireNonNull(selectionReason, "selectionReason is null");
+        if (idleStreamsPerDevice < 0 || stagingChunk < 4096) {
+            throw new IllegalArgumentException("Idle streams per device must not be negative (got " + idleStreamsPerDevice + ") and the staging chunk at least 4k (got " + stagingChunk + ")");
+        }
         for (DeviceInfo device : backend.devices()) {
             long limit = memoryLimit > 0 ? Math.min(memoryLimit, device.totalMemory()) : device.totalMemory();
             MemoryLocation location = MemoryLocation.device(device.ordinal());
-            deviceRoots.add(BufferAllocator.newRoot(backend.name() + "-device-" + device.ordinal(), location, limit, backend::allocate, AllocationListener.NOOP, recordAllocationSites));
+            deviceRoots.add(BufferAllocator.newRoot(backend.name() + "-device-" + device.ordinal(), location, limit, new DeviceMemorySource(backend), AllocationListener.NOOP, recordAllocationSites));
             // Imported IPC memory belongs to another process; it is tracked (for leaks) but never counted against this device's limit.
             importRoots.add(BufferAllocator.newRoot(backend.name() + "-ipc-imports-" + device.ordinal(), location, Long.MAX_VALUE, DeviceRuntime::refuseAllocation, AllocationListener.NOOP, recordAllocationSites));
         }
@@ -81,6 +102,7 @@ public final class DeviceRuntime
         for (ReadPath path : ReadPath.values()) {
             filesByPath.put(path, new AtomicLong());
         }
+        this.streams = new StreamPool(backend, deviceRoots.size(), idleStreamsPerDevice, stagingChunk, this::allocatePinnedHost);
         log.info("Ferry device runtime: backend {} with {} device(s) ({})", backend.name(), deviceRoots.size(), selectionReason);
     }
 
@@ -188,10 +210,63 @@ public final class DeviceRuntime
         return location.isDevice() ? deviceAllocator(location.device()) : pinnedAllocator();
     }
 
+    /** A stream on {@code device}, from the runtime's pool (a new one only when none is idle); close it to give it back. */
     public DeviceStream newStream(int device)
     {
         checkOpen();
-        return new DeviceStream(this, device, backend.createStream(checkDevice(device)));
+        return new DeviceStream(this, device, streams.take(checkDevice(device)));
+    }
+
+    void releaseStream(StreamPool.Pooled pooled)
+    {
+        try {
+            pooled.stream.synchronize();
+        }
+        catch (RuntimeException e) {
+            // A stream whose work failed is not handed to the next caller.
+            try {
+                StreamPool.destroy(pooled);
+            }
+            catch (RuntimeException destroyFailure) {
+                e.addSuppressed(destroyFailure);
+            }
+            throw e;
+        }
+        streams.give(pooled);
+    }
+
+    Optional<PinnedStaging> staging(StreamPool.Pooled pooled)
+    {
+        return backend.stagesPageableCopies() ? streams.staging(pooled) : Optional.empty();
+    }
+
+    void countStaged(long bytes)
+    {
+        stagedBytes.addAndGet(bytes);
+    }
+
+    /** Backend streams created so far; with pooling, far fewer than streams opened. */
+    public long streamsCreated()
+    {
+        return streams.streamsCreated();
+    }
+
+    /** Streams handed out again from the pool. */
+    public long streamsReused()
+    {
+        return streams.streamsReused();
+    }
+
+    /** Bytes copied between a pageable JVM buffer and device memory through pinned staging chunks. */
+    public long bytesStagedThroughPinned()
+    {
+        return stagedBytes.get();
+    }
+
+    /** Streams that could get no pinned staging (the pinned limit): their pageable copies went through the driver's own staging. */
+    public long stagingRefusals()
+    {
+        return streams.stagingRefusals();
     }
 
     public boolean canAccessPeer(int device, int peer)
@@ -300,6 +375,24 @@ public final class DeviceRuntime
     public long reclaimIpcReleases()
     {
         return backend.reclaimIpcReleases();
+    }
+
+    /** Freed bytes of {@code device} that importers still hold (still counted against its limit). */
+    public long pendingIpcReleaseBytes(int device)
+    {
+        return backend.pendingIpcReleaseBytes(checkDevice(device));
+    }
+
+    /**
+     * The device's books: what its allocator tree counts, what importers hold after free, and
+     * what the backend's memory pool really holds for buffers. {@link DeviceMemoryBooks#exact()}
+     * says whether they agree.
+     */
+    public DeviceMemoryBooks memoryBooks(int device)
+    {
+        checkOpen();
+        BufferAllocator root = deviceRoots.get(checkDevice(device));
+        return new DeviceMemoryBooks(device, root.allocatedBytes(), backend.pendingIpcReleaseBytes(device), backend.deviceBytesInUse(device));
     }
 
     /**
@@ -427,8 +520,19 @@ public final class DeviceRuntime
     @Override
     public void close()
     {
+        if (closed.get() || references.decrementAndGet() > 0) {
+            return;
+        }
         if (!closed.compareAndSet(false, true)) {
             return;
+        }
+        onLastClose.run();
+        RuntimeException streamFailure = null;
+        try {
+            streams.close();
+        }
+        catch (RuntimeException e) {
+            streamFailure = e;
         }
         List<String> leaks = new ArrayList<>();
         List<BufferAllocator> all = new ArrayList<>(deviceRoots);
@@ -444,7 +548,69 @@ public final class DeviceRuntime
         }
         backend.close();
         if (!leaks.isEmpty()) {
-            throw new IllegalStateException(String.join("\n", leaks));
+            IllegalStateException leaked = new IllegalStateException(String.join("\n", leaks));
+            if (streamFailure != null) {
+                leaked.addSuppressed(streamFailure);
+            }
+            throw leaked;
+        }
+        if (streamFailure != null) {
+            throw streamFailure;
+        }
+    }
+
+    /** Another holder of a shared runtime; false when it is already closing. Called by {@link DeviceRuntimes#shared}. */
+    boolean retainShared()
+    {
+        while (true) {
+            int now = references.get();
+            if (now <= 0 || closed.get()) {
+                return false;
+            }
+            if (references.compareAndSet(now, now + 1)) {
+                return true;
+            }
+        }
+    }
+
+    void onLastClose(Runnable action)
+    {
+        this.onLastClose = requireNonNull(action, "action is null");
+    }
+
+    /** How many holders share this runtime (1 for a private one); the last {@link #close()} closes it. */
+    public int references()
+    {
+        return Math.max(0, references.get());
+    }
+
+    /** The root source of a device tree: the backend, whose deferred frees still count until reclaimed. */
+    private static final class DeviceMemorySource
+            implements BufferAllocator.MemorySource
+    {
+        private final DeviceBackend backend;
+
+        DeviceMemorySource(DeviceBackend backend)
+        {
+            this.backend = backend;
+        }
+
+        @Override
+        public NativeMemory allocate(MemoryLocation location, long size)
+        {
+            return backend.allocate(location, size);
+        }
+
+        @Override
+        public long heldAfterFree(MemoryLocation location)
+        {
+            return backend.pendingIpcReleaseBytes(location.device());
+        }
+
+        @Override
+        public long reclaim(MemoryLocation location)
+        {
+            return backend.reclaimIpcReleases();
         }
     }
 }

@@ -11,6 +11,9 @@ import dev.ferry.device.spi.DeviceBackend;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashMap;
+import java.util.Map;
+import java.util.StringJoiner;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Chooses and builds the backend {@code spark.ferry.device} asks for. */
@@ -18,6 +21,8 @@ public final class DeviceRuntimes
 {
     private static final Logger log = LoggerFactory.getLogger(DeviceRuntimes.class);
     private static final AtomicLong AUTO_FALLBACKS_TO_HOST = new AtomicLong();
+    // Guarded by DeviceRuntimes.class.
+    private static final Map<String, DeviceRuntime> SHARED = new HashMap<>();
 
     private DeviceRuntimes() {}
 
@@ -49,6 +54,51 @@ public final class DeviceRuntimes
         throw new IllegalStateException("Unhandled device mode " + mode);
     }
 
+    /**
+     * The executor's one device runtime for these settings, shared by every user in the JVM (the
+     * shuffle's device store and the gds reader), so that one memory limit holds for the GPU and
+     * one pool, one set of streams and one cuFile driver serve both. Reference-counted: each call
+     * is matched by exactly one {@link DeviceRuntime#close()}, and the last close really closes it
+     * (then the next call makes a new one). Runtimes are kept per distinct set of
+     * {@code spark.ferry.device.*} values (an executor has one; tests run several), and a second
+     * live set is logged, since its runtime has a limit of its own.
+     */
+    public static synchronized DeviceRuntime shared(ConfigSource config)
+    {
+        String key = settingsKey(config);
+        DeviceRuntime runtime = SHARED.get(key);
+        if (runtime != null && runtime.retainShared()) {
+            return runtime;
+        }
+        DeviceRuntime created = create(config);
+        created.onLastClose(() -> forget(key, created));
+        SHARED.put(key, created);
+        if (SHARED.size() > 1) {
+            log.warn("{} device runtimes with different spark.ferry.device.* settings are open in this JVM; each has its own memory limit: {}", SHARED.size(), SHARED.keySet());
+        }
+        return created;
+    }
+
+    private static synchronized void forget(String key, DeviceRuntime runtime)
+    {
+        SHARED.remove(key, runtime);
+    }
+
+    /** Shared runtimes open now (tests). */
+    public static synchronized int sharedOpen()
+    {
+        return SHARED.size();
+    }
+
+    private static String settingsKey(ConfigSource config)
+    {
+        StringJoiner key = new StringJoiner(", ");
+        for (var setting : new DeviceConfigKeys().keys()) {
+            key.add(setting.name() + "=" + setting.get(config));
+        }
+        return key.toString();
+    }
+
     /** How often {@code auto} fell back to the host backend in this JVM. */
     public static long autoFallbacksToHost()
     {
@@ -66,7 +116,8 @@ public final class DeviceRuntimes
     {
         try {
             return new DeviceRuntime(backend, DeviceConfigKeys.MEMORY_LIMIT.get(config), DeviceConfigKeys.PINNED_LIMIT.get(config),
-                    DeviceConfigKeys.RECORD_ALLOCATION_SITES.get(config), reason);
+                    DeviceConfigKeys.RECORD_ALLOCATION_SITES.get(config), reason,
+                    DeviceConfigKeys.STREAMS_IDLE_PER_DEVICE.get(config), DeviceConfigKeys.STAGING_CHUNK.get(config));
         }
         catch (RuntimeException e) {
             backend.close();

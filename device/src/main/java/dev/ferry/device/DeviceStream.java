@@ -6,6 +6,7 @@ import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.device.spi.BackendStream;
 
 import java.nio.ByteBuffer;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static java.util.Objects.requireNonNull;
@@ -17,20 +18,28 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>Every range is checked against its buffer before the backend sees it: a bad range is an
  * exception naming the buffer, never a native fault. Not thread-safe, like a CUDA stream.
+ *
+ * <p>Streams are pooled by the runtime: {@link #close()} gives the stream back for reuse. Copies
+ * between a Java buffer and device memory go through the stream's two pinned staging chunks
+ * (double-buffered) on backends that stage ({@code cuda}, and {@code simulated}, which follows its
+ * byte path); a caller that already holds pinned memory copies from its
+ * {@link PinnedHostBuffer#deviceBuffer()} with {@link #copy} and skips the staging pass.
  */
 public final class DeviceStream
         implements AutoCloseable
 {
     private final DeviceRuntime runtime;
     private final int device;
+    private final StreamPool.Pooled pooled;
     private final BackendStream stream;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    DeviceStream(DeviceRuntime runtime, int device, BackendStream stream)
+    DeviceStream(DeviceRuntime runtime, int device, StreamPool.Pooled pooled)
     {
         this.runtime = requireNonNull(runtime, "runtime is null");
         this.device = device;
-        this.stream = requireNonNull(stream, "stream is null");
+        this.pooled = requireNonNull(pooled, "pooled is null");
+        this.stream = pooled.stream;
     }
 
     public int device()
@@ -74,9 +83,17 @@ public final class DeviceStream
         if (length == 0) {
             return;
         }
-        stream.copyFromHost(source.slice(), target.memory(), target.memoryOffset() + targetOffset);
+        CopyRoute route = target.location().isDevice() ? CopyRoute.HOST_TO_DEVICE : CopyRoute.HOST_TO_HOST;
+        Optional<PinnedStaging> staging = route == CopyRoute.HOST_TO_DEVICE ? runtime.staging(pooled) : Optional.empty();
+        if (staging.isPresent()) {
+            staging.get().toDevice(stream, route, source.slice(), target.memory(), target.memoryOffset() + targetOffset);
+            runtime.countStaged(length);
+        }
+        else {
+            stream.copyFromHost(source.slice(), target.memory(), target.memoryOffset() + targetOffset);
+        }
         source.position(source.position() + length);
-        runtime.countCopy(target.location().isDevice() ? CopyRoute.HOST_TO_DEVICE : CopyRoute.HOST_TO_HOST, length);
+        runtime.countCopy(route, length);
     }
 
     /** Fills {@code target}'s remaining bytes from {@code source} at {@code sourceOffset}; advances {@code target}. */
@@ -93,9 +110,17 @@ public final class DeviceStream
         if (length == 0) {
             return;
         }
-        stream.copyToHost(source.memory(), source.memoryOffset() + sourceOffset, target.slice());
+        CopyRoute route = source.location().isDevice() ? CopyRoute.DEVICE_TO_HOST : CopyRoute.HOST_TO_HOST;
+        Optional<PinnedStaging> staging = route == CopyRoute.DEVICE_TO_HOST ? runtime.staging(pooled) : Optional.empty();
+        if (staging.isPresent()) {
+            staging.get().toHost(stream, route, source.memory(), source.memoryOffset() + sourceOffset, target.slice());
+            runtime.countStaged(length);
+        }
+        else {
+            stream.copyToHost(source.memory(), source.memoryOffset() + sourceOffset, target.slice());
+        }
         target.position(target.position() + length);
-        runtime.countCopy(source.location().isDevice() ? CopyRoute.DEVICE_TO_HOST : CopyRoute.HOST_TO_HOST, length);
+        runtime.countCopy(route, length);
     }
 
     public DeviceEvent recordEvent()
@@ -123,17 +148,12 @@ public final class DeviceStream
         }
     }
 
-    /** Waits for queued work, then releases the stream. Idempotent. */
+    /** Waits for queued work, then gives the stream back to the runtime's pool (destroyed if the wait failed). Idempotent. */
     @Override
     public void close()
     {
         if (closed.compareAndSet(false, true)) {
-            try {
-                stream.synchronize();
-            }
-            finally {
-                stream.close();
-            }
+            runtime.releaseStream(pooled);
         }
     }
 }

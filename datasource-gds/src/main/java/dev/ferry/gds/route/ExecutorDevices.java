@@ -2,6 +2,7 @@ package dev.ferry.gds.route;
 
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceRuntimes;
 import dev.ferry.device.cuda.CudaBackend;
 import org.apache.spark.TaskContext;
 import org.apache.spark.resource.ResourceInformation;
@@ -63,7 +64,7 @@ public final class ExecutorDevices
 
     private static DeviceRuntime create(Map<String, String> conf)
     {
-        DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(conf));
+        DeviceRuntime runtime = DeviceRuntimes.shared(new MapConfigSource(conf));
         log.info("gds: created the device runtime of this JVM lazily from the Spark conf {}: backend {} ({}). One runtime per executor JVM, shared by its tasks "
                 + "and closed at JVM shutdown, because device memory, the cuFile driver and simulated arenas are per process and costly to open per task",
                 conf, runtime.backendName(), runtime.selectionReason());

@@ -3,17 +3,23 @@ package dev.ferry.device.cuda;
 import com.sun.nio.file.ExtendedOpenOption;
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
+import dev.ferry.device.cufile.CuFileVerdicts;
 import dev.ferry.device.cufile.RawFileDescriptors;
 import dev.ferry.device.cufile.ReadPath;
 import dev.ferry.device.cufile.ReadPathVerdict;
 import dev.ferry.device.spi.FileReadEngine;
 import dev.ferry.device.spi.IoRegistration;
+import dev.ferry.topology.model.FilePlacement;
+import dev.ferry.topology.probe.mount.FilePlacementProbe;
+import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.topology.route.RoutePolicyConfig;
 import org.bytedeco.cuda.cufile.CUfileDescr_t;
 import org.bytedeco.cuda.cufile.CUfileDrvProps_t;
 import org.bytedeco.cuda.cufile.CUfileError_t;
 import org.bytedeco.cuda.cufile.CUfileHandle_t;
 import org.bytedeco.cuda.global.cufile;
 import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.Pointer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +30,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -36,13 +43,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>{@code cuFileHandleRegister} accepts it.</li>
  * </ol>
  * Any failure means POSIX reads plus a host-to-device copy, with the reason recorded, logged and
- * counted. A registered file is TRUE_DIRECT when the driver reports NVMe direct support or compat
- * mode is disallowed (so a non-direct file could not have registered); otherwise cuFile itself
- * would serve it in compatibility mode, and the verdict says COMPAT_MODE.
+ * counted. A registered file's path is judged per file ({@link CuFileVerdicts}): TRUE_DIRECT when
+ * compat mode is disallowed (a non-direct file could not have registered), or when the driver
+ * supports NVMe (nvidia-fs or PCI P2PDMA) and the file's own storage allows direct I/O (the route
+ * policy's storage checks on its mount and block devices); otherwise COMPAT_MODE, with the reason.
  */
 final class CuFileDriver
 {
     private static final Logger log = LoggerFactory.getLogger(CuFileDriver.class);
+    // The storage half of the gds route rule (filesystem, mount options, block device stack) with its defaults.
+    private static final RoutePolicy FILE_POLICY = new RoutePolicy(RoutePolicyConfig.defaults());
     static final AtomicLong POSIX_FALLBACKS = new AtomicLong();
 
     private final Optional<String> unavailable;
@@ -120,9 +130,11 @@ final class CuFileDriver
         return (text == null ? "unknown" : text.getString()) + " (" + error + ")";
     }
 
-    boolean nvmeDirectSupported()
+    /** NVMe direct support by either kernel stack: nvidia-fs, or the upstream PCI P2PDMA path (no nvidia-fs). */
+    CuFileVerdicts.DriverSupport support()
     {
-        return (statusFlags & (1 << cufile.CU_FILE_NVME_SUPPORTED)) != 0;
+        return new CuFileVerdicts.DriverSupport((statusFlags & (1 << cufile.CU_FILE_NVME_SUPPORTED)) != 0,
+                (statusFlags & (1 << cufile.CU_FILE_NVME_P2P_SUPPORTED)) != 0, statusFlags);
     }
 
     boolean batchSupported()
@@ -133,6 +145,31 @@ final class CuFileDriver
     int maxBatch()
     {
         return maxBatch;
+    }
+
+    /**
+     * Registers a whole pool slab ({@code cuFileBufRegister} of its base and size), once; the pool
+     * keeps the registration until the slab is freed, so every buffer carved from it is a
+     * registered direct-read target without a registration per buffer.
+     */
+    IoRegistration registerSlab(Pointer slab, long size, int device)
+    {
+        if (unavailable.isPresent()) {
+            return IoRegistration.none("cuFile unavailable: " + unavailable.get());
+        }
+        String what = size + "-byte slab at 0x" + Long.toHexString(slab.address()) + " on device " + device;
+        CUfileError_t status = cufile.cuFileBufRegister(slab, size, 0);
+        if (status.err() != cufile.CU_FILE_SUCCESS) {
+            String reason = "cuFileBufRegister of the " + what + " failed: " + describe(status.err()) + "; its reads use cuFile's own bounce buffers";
+            log.info(reason);
+            return IoRegistration.none(reason);
+        }
+        return IoRegistration.registered("cuFileBufRegister of the " + what, () -> {
+            CUfileError_t undone = cufile.cuFileBufDeregister(slab);
+            if (undone.err() != cufile.CU_FILE_SUCCESS) {
+                throw new FerryException(ErrorCategory.EXTERNAL, "cuFileBufDeregister of the " + what + " failed: " + describe(undone.err()));
+            }
+        });
     }
 
     IoRegistration registerBuffer(CudaMemory memory)
@@ -197,18 +234,23 @@ final class CuFileDriver
             closeQuietly(direct);
             return posix(backend, path, buffered, "cuFileHandleRegister failed: " + describe(registered.err()));
         }
-        ReadPathVerdict verdict;
-        if (nvmeDirectSupported()) {
-            verdict = new ReadPathVerdict(ReadPath.TRUE_DIRECT, "cuFile registered the O_DIRECT descriptor and the driver reports NVMe direct support");
+        return new CuFileEngine(this, backend, buffered, direct, handle, verdict(path));
+    }
+
+    /** This file's path: the driver's support judged against where the file lives (see {@link CuFileVerdicts}). */
+    private ReadPathVerdict verdict(Path path)
+    {
+        Optional<FilePlacement> placement = Optional.empty();
+        String unknownWhy = "";
+        List<String> obstacles = List.of();
+        try {
+            placement = Optional.of(FilePlacementProbe.localMachine().locate(path).placement());
+            obstacles = FILE_POLICY.storageObstacles(placement.get());
         }
-        else if (!allowCompatMode) {
-            verdict = new ReadPathVerdict(ReadPath.TRUE_DIRECT, "cuFile registered the file with allow_compat_mode=false, so reads cannot fall back inside cuFile");
+        catch (RuntimeException e) {
+            unknownWhy = e.getMessage();
         }
-        else {
-            verdict = new ReadPathVerdict(ReadPath.COMPAT_MODE, "cuFile registered the file but the driver reports no NVMe direct support (status flags 0x"
-                    + Integer.toHexString(statusFlags) + "); with allow_compat_mode=true cuFile serves it by POSIX read plus a bounce copy");
-        }
-        return new CuFileEngine(this, backend, buffered, direct, handle, verdict);
+        return CuFileVerdicts.decide(support(), allowCompatMode, placement, obstacles, unknownWhy);
     }
 
     private static FileReadEngine posix(CudaBackend backend, Path path, FileChannel buffered, String reason)
@@ -232,7 +274,7 @@ final class CuFileDriver
     public String toString()
     {
         return unavailable.map(reason -> "unavailable (" + reason + ")")
-                .orElse("open, NVMe direct " + (nvmeDirectSupported() ? "supported" : "not supported") + ", batch " + (batchSupported() ? "supported" : "not supported")
+.orElse("open, NVMe direct " + (support().anyNvme() ? "supported through " + support().stack() : "not supported") + ", batch " + (batchSupported() ? "supported" : "not supported")
                         + ", allow_compat_mode=" + allowCompatMode);
     }
 }

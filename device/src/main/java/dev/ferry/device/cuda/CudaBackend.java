@@ -12,6 +12,7 @@ import dev.ferry.device.ipc.SharedMemoryFiles;
 import dev.ferry.device.memory.DeviceOutOfMemoryException;
 import dev.ferry.device.memory.MemoryLocation;
 import dev.ferry.device.memory.NativeMemory;
+import dev.ferry.device.memory.SubAllocator;
 import dev.ferry.device.spi.BackendStream;
 import dev.ferry.device.spi.DeviceBackend;
 import dev.ferry.device.spi.FileReadEngine;
@@ -25,20 +26,32 @@ import org.bytedeco.javacpp.Pointer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Iterator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
  * Real GPUs through {@code org.bytedeco.cuda.global.cudart} and {@code cufile}. Reached only
- * through {@link CudaProbe} after the probe succeeded. IPC uses {@code cudaIpcGetMemHandle} /
- * {@code cudaIpcOpenMemHandle}, with the same lease files as the simulated backend so the exporter
- * does not {@code cudaFree} memory an importer still maps.
+ * through {@link CudaProbe} after the probe succeeded.
+ *
+ * <p>Device memory comes from one {@link SubAllocator} per device over {@code cudaMalloc} slabs
+ * ({@code spark.ferry.device.pool.slabSize}, up to the memory limit), so a buffer costs no driver
+ * call and freeing one never runs {@code cudaFree} (which synchronizes the device). Slabs, not
+ * {@code cudaMallocAsync} pools: legacy {@code cudaIpcGetMemHandle} works on {@code cudaMalloc}
+ * memory, while exporting from a stream-ordered pool needs a shareable file descriptor passed over
+ * a Unix socket ({@code SCM_RIGHTS}), which the JVM cannot do without native code.
+ *
+ * <p>IPC uses {@code cudaIpcGetMemHandle} on the slab (asked once per slab and kept) plus the
+ * buffer's offset in it, and {@code cudaIpcOpenMemHandle}, with the same lease files as the
+ * simulated backend: a freed range an importer still maps is parked by the sub-allocator (still
+ * counted as used) and reclaimed on a later allocation or under pressure, as on {@code simulated}.
  */
 public final class CudaBackend
         implements DeviceBackend
@@ -49,7 +62,14 @@ public final class CudaBackend
     private final List<DeviceInfo> devices = new ArrayList<>();
     private final Path leaseDirectory;
     private final CuFileDriver cuFile;
-    private final List<CudaMemory> awaitingImporters = new ArrayList<>();
+    private final List<SubAllocator<Pointer>> pools = new ArrayList<>();
+    // Slab base address -> its IPC handle bytes, asked once per slab; guarded by this.
+    private final Map<Long, byte[]> slabHandles = new HashMap<>();
+    // Slab base address -> its cuFileBufRegister (or why none), made on the first direct read into the slab.
+    private final Map<Long, IoRegistration> slabRegistrations = new HashMap<>();
+
+    /** The payload of an exported handle: CUDA's handle of the slab, then the buffer's offset in it. */
+    static final int IPC_PAYLOAD_SIZE = cudart.CUDA_IPC_HANDLE_SIZE + Long.BYTES;
 
     public CudaBackend(ConfigSource config)
     {
@@ -63,6 +83,12 @@ public final class CudaBackend
             devices.add(new DeviceInfo(device, properties.name().getString(), properties.totalGlobalMem(), cString(busId)));
         }
         this.leaseDirectory = SharedMemoryFiles.directory(DeviceConfigKeys.SIMULATED_SHM_DIR.get(config));
+        long memoryLimit = DeviceConfigKeys.MEMORY_LIMIT.get(config);
+        long slabSize = DeviceConfigKeys.POOL_SLAB_SIZE.get(config);
+        for (DeviceInfo device : devices) {
+            long capacity = memoryLimit > 0 ? Math.min(memoryLimit, device.totalMemory()) : device.totalMemory();
+            pools.add(SubAllocator.growing("CUDA device " + device.ordinal() + " pool", DEVICE_ALIGNMENT, Math.min(slabSize, capacity), capacity, new Slabs(device.ordinal())));
+        }
         this.cuFile = CuFileDriver.shared(DeviceConfigKeys.CUFILE_ENABLED.get(config), DeviceConfigKeys.CUFILE_ALLOW_COMPAT_MODE.get(config));
         log.info("CUDA backend: {}; cuFile: {}", devices, cuFile);
     }
@@ -96,18 +122,54 @@ public final class CudaBackend
         return List.copyOf(devices);
     }
 
+    // Buffers start 4 KiB apart in a slab, which cudaMalloc aligns far more coarsely: O_DIRECT and cuFile get page-aligned targets.
+    private static final long DEVICE_ALIGNMENT = 4096;
+
+    /** cudaMalloc/cudaFree of whole slabs on one device; a slab's cuFile registration ends before its cudaFree. */
+    private final class Slabs
+            implements SubAllocator.SlabSource<Pointer>
+    {
+        private final int device;
+
+        Slabs(int device)
+        {
+            this.device = device;
+        }
+
+        @Override
+        public Pointer allocate(long size)
+        {
+            CudaErrors.check(cudart.cudaSetDevice(device), "cudaSetDevice(" + device + ")");
+            Pointer pointer = new Pointer();
+            int status = cudart.cudaMalloc(pointer, size);
+            if (status == cudart.cudaErrorMemoryAllocation) {
+                throw new DeviceOutOfMemoryException("cudaMalloc of a " + size + "-byte slab on device " + device + " failed: " + CudaErrors.describe(status), size);
+            }
+            CudaErrors.check(status, "cudaMalloc of a " + size + "-byte slab on device " + device);
+            return pointer;
+        }
+
+        @Override
+        public void free(Pointer slab)
+        {
+            IoRegistration registration;
+            synchronized (slabRegistrations) {
+                registration = slabRegistrations.remove(slab.address());
+            }
+            if (registration != null) {
+                registration.deregister();
+            }
+            CudaErrors.check(cudart.cudaSetDevice(device), "cudaSetDevice(" + device + ")");
+            CudaErrors.check(cudart.cudaFree(slab), "cudaFree of a slab at 0x" + Long.toHexString(slab.address()) + " on device " + device);
+        }
+    }
+
     @Override
     public NativeMemory allocate(MemoryLocation location, long size)
     {
         Pointer pointer = new Pointer();
         if (location.isDevice()) {
-            CudaErrors.check(cudart.cudaSetDevice(location.device()), "cudaSetDevice(" + location.device() + ")");
-            int status = cudart.cudaMalloc(pointer, size);
-            if (status == cudart.cudaErrorMemoryAllocation) {
-                throw new DeviceOutOfMemoryException("cudaMalloc of " + size + " bytes on device " + location.device() + " failed: " + CudaErrors.describe(status), size);
-            }
-            CudaErrors.check(status, "cudaMalloc of " + size + " bytes on device " + location.device());
-            return new CudaMemory(this, CudaMemory.Kind.DEVICE, location, pointer, 0, size, Optional.empty());
+            return CudaMemory.pooled(this, location, pools.get(location.device()).allocate(size));
         }
         int status = cudart.cudaHostAlloc(pointer, size, cudart.cudaHostAllocPortable);
         if (status == cudart.cudaErrorMemoryAllocation) {
@@ -117,23 +179,21 @@ public final class CudaBackend
         return new CudaMemory(this, CudaMemory.Kind.PINNED, location, pointer, 0, size, Optional.empty());
     }
 
-    synchronized void free(CudaMemory memory)
+    void free(CudaMemory memory)
     {
-        if (memory.exportLeases().tryReleaseAll()) {
-            release0(memory);
+        if (memory.kind() == CudaMemory.Kind.DEVICE) {
+            // Parked by the pool while an importer still maps it; reclaimed on a later allocation or under pressure.
+            pools.get(memory.location().device()).free(memory.range().orElseThrow(), memory.exportLeases()::tryReleaseAll);
+            return;
         }
-        else {
-            awaitingImporters.add(memory);
-        }
+        release0(memory);
     }
 
     private void release0(CudaMemory memory)
     {
         switch (memory.kind()) {
             case DEVICE:
-                CudaErrors.check(cudart.cudaSetDevice(memory.location().device()), "cudaSetDevice");
-                CudaErrors.check(cudart.cudaFree(memory.base()), "cudaFree of " + memory.describe());
-                return;
+                throw new IllegalStateException("Device memory goes back to its pool, not to cudaFree: " + memory.describe());
             case PINNED:
                 CudaErrors.check(cudart.cudaFreeHost(memory.base()), "cudaFreeHost of " + memory.describe());
                 return;
@@ -181,36 +241,55 @@ public final class CudaBackend
         if (cudaMemory.kind() != CudaMemory.Kind.DEVICE) {
             throw new FerryException(ErrorCategory.USER_ERROR, "Only device memory allocated by this process can be exported, not " + cudaMemory.describe());
         }
-        cudaIpcMemHandle_t handle = new cudaIpcMemHandle_t();
-        CudaErrors.check(cudart.cudaSetDevice(cudaMemory.location().device()), "cudaSetDevice");
-        CudaErrors.check(cudart.cudaIpcGetMemHandle(handle, cudaMemory.base()), "cudaIpcGetMemHandle of " + cudaMemory.describe());
-        byte[] payload = new byte[cudart.CUDA_IPC_HANDLE_SIZE];
-        for (int i = 0; i < payload.length; i++) {
-            payload[i] = handle.reserved(i);
-        }
+        byte[] slabHandle = slabHandle(cudaMemory);
+        byte[] payload = ByteBuffer.allocate(IPC_PAYLOAD_SIZE).put(slabHandle).putLong(cudaMemory.baseOffset()).array();
         IpcExportLease lease = IpcExportLease.create(leaseDirectory);
         cudaMemory.exportLeases().add(lease);
         return new IpcHandle(NAME, ProcessHandle.current().pid(), cudaMemory.location().device(), offset, length, lease.path().toString(), payload);
+    }
+
+    /** The slab's {@code cudaIpcGetMemHandle}, asked once per slab (the handle names the allocation, not the range). */
+    private synchronized byte[] slabHandle(CudaMemory memory)
+    {
+        byte[] known = slabHandles.get(memory.base().address());
+        if (known != null) {
+            return known;
+        }
+        cudaIpcMemHandle_t handle = new cudaIpcMemHandle_t();
+        CudaErrors.check(cudart.cudaSetDevice(memory.location().device()), "cudaSetDevice");
+        CudaErrors.check(cudart.cudaIpcGetMemHandle(handle, memory.base()), "cudaIpcGetMemHandle of the slab of " + memory.describe());
+        byte[] bytes = new byte[cudart.CUDA_IPC_HANDLE_SIZE];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = handle.reserved(i);
+        }
+        slabHandles.put(memory.base().address(), bytes);
+        return bytes;
     }
 
     @Override
     public NativeMemory openIpc(IpcHandle handle)
     {
         byte[] payload = handle.payload();
-        if (payload.length != cudart.CUDA_IPC_HANDLE_SIZE) {
-            throw new FerryException(ErrorCategory.USER_ERROR, "Malformed CUDA IPC payload in " + handle + ": " + payload.length + " bytes, expected " + cudart.CUDA_IPC_HANDLE_SIZE);
+        if (payload.length != IPC_PAYLOAD_SIZE) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Malformed CUDA IPC payload in " + handle + ": " + payload.length + " bytes, expected " + IPC_PAYLOAD_SIZE);
+        }
+        long slabOffset = ByteBuffer.wrap(payload, cudart.CUDA_IPC_HANDLE_SIZE, Long.BYTES).getLong();
+        if (slabOffset < 0 || handle.offset() < 0 || slabOffset + handle.offset() < 0) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Malformed CUDA IPC payload in " + handle + ": negative offset " + slabOffset + " into the exporter's slab");
         }
         IpcImportLease lease = IpcImportLease.acquire(Paths.get(handle.leasePath()), handle.toString());
         boolean success = false;
         try {
             cudaIpcMemHandle_t cudaHandle = new cudaIpcMemHandle_t();
-            for (int i = 0; i < payload.length; i++) {
+            for (int i = 0; i < cudart.CUDA_IPC_HANDLE_SIZE; i++) {
                 cudaHandle.reserved(i, payload[i]);
             }
             CudaErrors.check(cudart.cudaSetDevice(handle.device()), "cudaSetDevice(" + handle.device() + ")");
             Pointer mapped = new Pointer();
             CudaErrors.check(cudart.cudaIpcOpenMemHandle(mapped, cudaHandle, cudart.cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle of " + handle);
-            CudaMemory memory = new CudaMemory(this, CudaMemory.Kind.IMPORTED, MemoryLocation.device(handle.device()), mapped, handle.offset(), handle.length(), Optional.of(lease));
+            // The mapping is the whole slab; CUDA counts repeated opens of one handle in a context and returns the same base.
+            CudaMemory memory = new CudaMemory(this, CudaMemory.Kind.IMPORTED, MemoryLocation.device(handle.device()), mapped, slabOffset + handle.offset(), handle.length(),
+                    Optional.of(lease));
             success = true;
             return memory;
         }
@@ -222,43 +301,71 @@ public final class CudaBackend
     }
 
     @Override
-    public synchronized long pendingIpcReleaseBytes()
+    public long pendingIpcReleaseBytes()
     {
         long pending = 0;
-        for (CudaMemory memory : awaitingImporters) {
-            pending += memory.size();
+        for (SubAllocator<Pointer> pool : pools) {
+            pending += pool.pendingBytes();
         }
         return pending;
     }
 
     @Override
-    public synchronized long reclaimIpcReleases()
+    public long pendingIpcReleaseBytes(int device)
+    {
+        return pools.get(device).pendingBytes();
+    }
+
+    @Override
+    public OptionalLong deviceBytesInUse(int device)
+    {
+        return OptionalLong.of(pools.get(device).usedBytes());
+    }
+
+    @Override
+    public long reclaimIpcReleases()
     {
         long freed = 0;
-        for (Iterator<CudaMemory> iterator = awaitingImporters.iterator(); iterator.hasNext(); ) {
-            CudaMemory memory = iterator.next();
-            if (memory.exportLeases().tryReleaseAll()) {
-                iterator.remove();
-                release0(memory);
-                freed += memory.size();
-            }
+        for (SubAllocator<Pointer> pool : pools) {
+            freed += pool.reclaim();
         }
         return freed;
     }
 
+    /** Pageable JVM buffers go through pinned staging chunks: the DMA engine reads only locked pages. */
     @Override
-    public IoRegistration registerIoBuffer(NativeMemory memory)
+    public boolean stagesPageableCopies()
     {
-        return cuFile.registerBuffer(cudaMemory(memory));
+        return true;
     }
 
     /**
-     * Only {@code cudaMalloc} memory of this process: an IPC mapping is the exporter's allocation,
-     * and {@code nvidia_peermem} pins pages of the owning context. Sets
-     * {@code CU_POINTER_ATTRIBUTE_SYNC_MEMOPS} on the allocation first, as NVIDIA's GPUDirect RDMA
-     * guide (and perftest) do, so a synchronous {@code cudaMemcpy} into it has landed before a
-     * peer's READ can see the bytes.
+     * Device memory is registered a slab at a time, once (see {@link #slabRegistration}); the
+     * buffer's registration is then a view of the slab's, which outlives it. Other memory goes
+     * to cuFile as it is.
      */
+    @Override
+    public IoRegistration registerIoBuffer(NativeMemory memory)
+    {
+        CudaMemory cudaMemory = cudaMemory(memory);
+        if (cudaMemory.kind() != CudaMemory.Kind.DEVICE) {
+            return cuFile.registerBuffer(cudaMemory);
+        }
+        IoRegistration slab = slabRegistration(cudaMemory);
+        return slab.registered()
+                ? IoRegistration.registered("covered by the slab's " + slab.detail(), () -> {})
+                : IoRegistration.none(slab.detail());
+    }
+
+    /** The cuFile registration of the slab {@code memory} lies in, made on first use and kept until the slab is freed (a refusal is kept too, not retried per read). */
+    IoRegistration slabRegistration(CudaMemory memory)
+    {
+        synchronized (slabRegistrations) {
+            return slabRegistrations.computeIfAbsent(memory.base().address(),
+                    base -> cuFile.registerSlab(memory.base(), memory.range().orElseThrow().slabSize(), memory.location().device()));
+        }
+    }
+
     /** Page-locked memory from {@code cudaHostAlloc(cudaHostAllocPortable)}: the DMA engine reads it directly. */
     @Override
     public HostView hostView(NativeMemory memory)
@@ -271,6 +378,13 @@ public final class CudaBackend
                 "cuda backend: page-locked memory from cudaHostAlloc(cudaHostAllocPortable)");
     }
 
+    /**
+     * Only {@code cudaMalloc} memory of this process: an IPC mapping is the exporter's allocation,
+     * and {@code nvidia_peermem} pins pages of the owning context. Sets
+     * {@code CU_POINTER_ATTRIBUTE_SYNC_MEMOPS} on the allocation first, as NVIDIA's GPUDirect RDMA
+     * guide (and perftest) do, so a synchronous {@code cudaMemcpy} into it has landed before a
+     * peer's READ can see the bytes.
+     */
     @Override
     public OptionalLong nicAddress(NativeMemory memory)
     {
@@ -298,11 +412,9 @@ public final class CudaBackend
     @Override
     public void close()
     {
-        reclaimIpcReleases();
-        synchronized (this) {
-            if (!awaitingImporters.isEmpty()) {
-                log.warn("CUDA backend closes while importers still map {} bytes; that memory is not freed", pendingIpcReleaseBytes());
-            }
+        // Each pool reclaims what it can and frees its empty slabs; slabs importers still map stay (and are logged).
+        for (SubAllocator<Pointer> pool : pools) {
+            pool.close();
         }
         // The cuFile driver stays open for the process (see CuFileDriver.shared).
     }

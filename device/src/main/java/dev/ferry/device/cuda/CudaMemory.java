@@ -4,13 +4,17 @@ import dev.ferry.device.ipc.IpcExportLeases;
 import dev.ferry.device.ipc.IpcImportLease;
 import dev.ferry.device.memory.MemoryLocation;
 import dev.ferry.device.memory.NativeMemory;
+import dev.ferry.device.memory.SubAllocator;
 import org.bytedeco.javacpp.Pointer;
 
 import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
-/** Device memory from cudaMalloc, pinned memory from cudaHostAlloc, or an opened IPC mapping. */
+/**
+ * Device memory sub-allocated from a {@code cudaMalloc} slab of the device pool, pinned memory
+ * from cudaHostAlloc, or an opened IPC mapping.
+ */
 final class CudaMemory
         extends NativeMemory
 {
@@ -26,9 +30,22 @@ final class CudaMemory
     private final Pointer base;
     private final long baseOffset;
     private final Optional<IpcImportLease> importLease;
+    private final Optional<SubAllocator.Allocation<Pointer>> range;
     private final IpcExportLeases exportLeases = new IpcExportLeases();
 
     CudaMemory(CudaBackend backend, Kind kind, MemoryLocation location, Pointer base, long baseOffset, long size, Optional<IpcImportLease> importLease)
+    {
+        this(backend, kind, location, base, baseOffset, size, importLease, Optional.empty());
+    }
+
+    /** Device memory: {@code range} of a pool slab, whose base is the slab's {@code cudaMalloc} pointer. */
+    static CudaMemory pooled(CudaBackend backend, MemoryLocation location, SubAllocator.Allocation<Pointer> range)
+    {
+        return new CudaMemory(backend, Kind.DEVICE, location, range.slab(), range.offset(), range.size(), Optional.empty(), Optional.of(range));
+    }
+
+    private CudaMemory(CudaBackend backend, Kind kind, MemoryLocation location, Pointer base, long baseOffset, long size, Optional<IpcImportLease> importLease,
+            Optional<SubAllocator.Allocation<Pointer>> range)
     {
         super(location, size);
         this.backend = requireNonNull(backend, "backend is null");
@@ -36,6 +53,13 @@ final class CudaMemory
         this.base = requireNonNull(base, "base is null");
         this.baseOffset = baseOffset;
         this.importLease = requireNonNull(importLease, "importLease is null");
+        this.range = requireNonNull(range, "range is null");
+    }
+
+    /** The pool range of device memory (empty for pinned memory and imports). */
+    Optional<SubAllocator.Allocation<Pointer>> range()
+    {
+        return range;
     }
 
     Kind kind()
@@ -43,13 +67,13 @@ final class CudaMemory
         return kind;
     }
 
-    /** The pointer CUDA returned (allocation base, or mapping base for imports). */
+    /** The pointer CUDA returned (the slab's allocation base, or mapping base for imports). */
     Pointer base()
     {
         return base;
     }
 
-    /** Where this memory's byte 0 lies after {@link #base()} (non-zero only for IPC imports of an offset range). */
+    /** Where this memory's byte 0 lies after {@link #base()}: its offset in the slab, or in the exporter's slab for an import. */
     long baseOffset()
     {
         return baseOffset;

@@ -2,8 +2,10 @@ package dev.ferry.device.ipc;
 
 import dev.ferry.device.host.ByteBufferMemory;
 import dev.ferry.device.memory.MemoryLocation;
+import dev.ferry.device.memory.SubAllocator;
 
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
 
 import static java.util.Objects.requireNonNull;
 
@@ -12,16 +14,14 @@ public final class ArenaMemory
         extends ByteBufferMemory
 {
     private final SharedArena arena;
-    private final long arenaOffset;
-    private final long reservedSize;
+    private final SubAllocator.Allocation<MappedByteBuffer> range;
     private final IpcExportLeases exportLeases = new IpcExportLeases();
 
-    ArenaMemory(SharedArena arena, long arenaOffset, long reservedSize, MemoryLocation location, ByteBuffer view)
+    ArenaMemory(SharedArena arena, SubAllocator.Allocation<MappedByteBuffer> range, MemoryLocation location, ByteBuffer view)
     {
         super(location, view);
         this.arena = requireNonNull(arena, "arena is null");
-        this.arenaOffset = arenaOffset;
-        this.reservedSize = reservedSize;
+        this.range = requireNonNull(range, "range is null");
     }
 
     public SharedArena arena()
@@ -31,12 +31,12 @@ public final class ArenaMemory
 
     public long arenaOffset()
     {
-        return arenaOffset;
+        return range.offset();
     }
 
-    long reservedSize()
+    SubAllocator.Allocation<MappedByteBuffer> range()
     {
-        return reservedSize;
+        return range;
     }
 
     /** Its range may be reused once these have all ended. */
@@ -48,7 +48,7 @@ public final class ArenaMemory
     @Override
     public String describe()
     {
-        return arena.label() + " [" + arenaOffset + ", +" + size() + ")";
+        return arena.label() + " [" + range.offset() + ", +" + size() + ")";
     }
 
     @Override

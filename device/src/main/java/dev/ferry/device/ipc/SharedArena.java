@@ -4,6 +4,7 @@ import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.device.memory.DeviceOutOfMemoryException;
 import dev.ferry.device.memory.MemoryLocation;
+import dev.ferry.device.memory.SubAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,9 +15,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
 
 import static java.util.Objects.requireNonNull;
 
@@ -25,7 +23,8 @@ import static java.util.Objects.requireNonNull;
  * ({@link SharedMappings}) while it holds an export lease of the range: the memory of a simulated
  * GPU (another JVM opens an exported range as a CUDA IPC handle opens in another process), and the
  * host staging memory of same-node shuffle transfers. Allocations are 4 KiB aligned (direct I/O can
- * land in them) and first-fit.
+ * land in them) and first-fit: the arena is a fixed {@link SubAllocator} of one slab, the same
+ * books and deferred frees as the cuda backend's device pool.
  *
  * <p>The file is sparse; before a range is handed out for the first time its pages are written
  * (committed), so a full {@code /dev/shm} is an allocation error here rather than a SIGBUS on a
@@ -44,8 +43,7 @@ public final class SharedArena
     private final FileChannel channel;
     private final MappedByteBuffer mapping;
     private final long capacity;
-    private final ArenaSpace space;
-    private final List<ArenaMemory> awaitingImporters = new ArrayList<>();
+    private final SubAllocator<MappedByteBuffer> space;
     private long committed;
     private boolean closed;
 
@@ -57,7 +55,7 @@ public final class SharedArena
         this.channel = requireNonNull(channel, "channel is null");
         this.mapping = requireNonNull(mapping, "mapping is null");
         this.capacity = capacity;
-        this.space = new ArenaSpace(capacity);
+        this.space = SubAllocator.fixed(label, ALIGNMENT, mapping, capacity);
     }
 
     /**
@@ -97,23 +95,18 @@ public final class SharedArena
     /** A range of {@code size} bytes; throws {@link DeviceOutOfMemoryException} when no free range is large enough. */
     public synchronized ArenaMemory allocate(long size)
     {
-        checkOpen();
-        reclaimLocked();
-        long reserved = (size + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
-        long start = space.take(reserved);
-        if (start < 0) {
-            throw new DeviceOutOfMemoryException(label + " has no free range of " + reserved + " bytes: capacity " + capacity + ", free " + space.freeBytes()
-                    + " (largest range " + space.largestFreeRange() + "), " + pendingBytesLocked() + " bytes held by IPC importers", size);
-        }
+        // A closed arena's sub-allocator refuses, naming the arena.
+        SubAllocator.Allocation<MappedByteBuffer> range = space.allocate(size);
+        long end = range.offset() + space.reservedSize(size);
         try {
-            commit(start + reserved);
+            commit(end);
         }
         catch (IOException e) {
-            space.give(start, reserved);
-            throw new DeviceOutOfMemoryException(label + " cannot back " + reserved + " bytes at offset " + start + " in " + file + ": " + e.getMessage(), size);
+            space.free(range, () -> true);
+            throw new DeviceOutOfMemoryException(label + " cannot back " + space.reservedSize(size) + " bytes at offset " + range.offset() + " in " + file + ": " + e.getMessage(), size);
         }
-        ByteBuffer view = mapping.slice((int) start, (int) size);
-        return new ArenaMemory(this, start, reserved, location, view);
+        ByteBuffer view = mapping.slice((int) range.offset(), (int) size);
+        return new ArenaMemory(this, range, location, view);
     }
 
     private void commit(long end)
@@ -131,56 +124,27 @@ public final class SharedArena
         return label;
     }
 
-    synchronized void free(ArenaMemory memory)
+    void free(ArenaMemory memory)
     {
-        if (memory.exportLeases().tryReleaseAll()) {
-            space.give(memory.arenaOffset(), memory.reservedSize());
-        }
-        else {
-            awaitingImporters.add(memory);
-        }
+        space.free(memory.range(), memory.exportLeases()::tryReleaseAll);
     }
 
     /** Returns the ranges whose importers have all let go to the free space; the bytes freed. */
-    public synchronized long reclaim()
+    public long reclaim()
     {
-        return reclaimLocked();
-    }
-
-    private long reclaimLocked()
-    {
-        long freed = 0;
-        for (Iterator<ArenaMemory> iterator = awaitingImporters.iterator(); iterator.hasNext(); ) {
-            ArenaMemory memory = iterator.next();
-            if (memory.exportLeases().tryReleaseAll()) {
-                iterator.remove();
-                space.give(memory.arenaOffset(), memory.reservedSize());
-                freed += memory.reservedSize();
-            }
-        }
-        return freed;
+        return space.reclaim();
     }
 
     /** Bytes freed by their owner but still held by an importer's lease. */
-    public synchronized long pendingBytes()
+    public long pendingBytes()
     {
-        return pendingBytesLocked();
+        return space.pendingBytes();
     }
 
-    private long pendingBytesLocked()
+    /** The arena's books: live buffers, parked frees, slab counts. */
+    public SubAllocator<MappedByteBuffer> space()
     {
-        long pending = 0;
-        for (ArenaMemory memory : awaitingImporters) {
-            pending += memory.reservedSize();
-        }
-        return pending;
-    }
-
-    private void checkOpen()
-    {
-        if (closed) {
-            throw new IllegalStateException(label + " is closed");
-        }
+        return space;
     }
 
     /**
@@ -194,10 +158,8 @@ public final class SharedArena
             return;
         }
         closed = true;
-        reclaimLocked();
-        if (!awaitingImporters.isEmpty()) {
-            log.warn("{} closes while importers still map {} bytes; their mappings stay valid", label, pendingBytesLocked());
-        }
+        // Logs what importers still map; their mappings stay valid after the file is deleted.
+        space.close();
         closeQuietly(channel);
         deleteQuietly(file);
     }

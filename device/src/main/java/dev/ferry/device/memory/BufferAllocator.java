@@ -28,6 +28,22 @@ public final class BufferAllocator
     {
         /** Allocates {@code size} bytes or throws {@link DeviceOutOfMemoryException}. */
         NativeMemory allocate(MemoryLocation location, long size);
+
+        /**
+         * Bytes of buffers this tree freed that the source could not give back yet (another
+         * process still maps them): they still occupy the device, so the root counts them
+         * against its limit until the source reclaims them.
+         */
+        default long heldAfterFree(MemoryLocation location)
+        {
+            return 0;
+        }
+
+        /** Gives back what was held after free and is no longer needed; the bytes reclaimed. */
+        default long reclaim(MemoryLocation location)
+        {
+            return 0;
+        }
     }
 
     // A spill hook may free memory that another thread grabs first; retry a few times, not forever.
@@ -119,6 +135,10 @@ public final class BufferAllocator
                     }
                 }
             }
+            // Under pressure, memory importers have let go of comes back before anything spills.
+            if (source.reclaim(location) > 0) {
+                continue;
+            }
             if (attempt >= MAX_LISTENER_RETRIES || !askListenersToFree(size, failure)) {
                 throw new DeviceOutOfMemoryException(failure, size);
             }
@@ -176,8 +196,9 @@ public final class BufferAllocator
     {
         synchronized (root) {
             checkOpen();
+            long held = source.heldAfterFree(location);
             for (BufferAllocator node = this; node != null; node = node.parent) {
-                if (node.allocated + size > node.limit) {
+                if (node.allocated + (node == root ? held : 0) + size > node.limit) {
                     return failureDetails(size, node);
                 }
             }
@@ -204,9 +225,11 @@ public final class BufferAllocator
     private String failureDetails(long size, BufferAllocator failed)
     {
         StringBuilder details = new StringBuilder("Unable to allocate ").append(size).append(" bytes on ").append(location).append(':');
+        long held = source.heldAfterFree(location);
         for (BufferAllocator node = this; node != null; node = node.parent) {
             details.append("\n  allocator '").append(node.name).append("' limit ").append(node.limit)
                     .append(", allocated ").append(node.allocated).append(", peak ").append(node.peak)
+                    .append(node == root && held > 0 ? ", held by IPC importers after free " + held : "")
                     .append(node == failed ? "  <-- exceeds its limit" : "");
         }
         return details.toString();
@@ -284,13 +307,25 @@ public final class BufferAllocator
         }
     }
 
+    /**
+     * What this tree really occupies on its location: the root's live buffers plus what was freed
+     * but is still held by other processes (see {@link MemorySource#heldAfterFree}).
+     */
+    public long usedBytes()
+    {
+        synchronized (root) {
+            return root.allocated + source.heldAfterFree(location);
+        }
+    }
+
     /** Bytes this allocator could still take, considering every ancestor's limit. */
     public long headroom()
     {
         synchronized (root) {
+            long held = source.heldAfterFree(location);
             long headroom = Long.MAX_VALUE;
             for (BufferAllocator node = this; node != null; node = node.parent) {
-                headroom = Math.min(headroom, node.limit - node.allocated);
+                headroom = Math.min(headroom, node.limit - node.allocated - (node == root ? held : 0));
             }
             return Math.max(0, headroom);
         }

@@ -119,27 +119,37 @@ public final class TieredShuffleStore
         }
     }
 
-    /** The block's bytes, from whichever tier holds it. */
-    public synchronized ByteBuffer read(StoredBlock block)
+    /**
+     * The block's bytes, from whichever tier holds it. A device block is copied out under a lease
+     * taken with the store's lock, not under the lock itself: the copy to host memory is the slow
+     * part, and holding the store-wide lock across it serialized every reader and writer of the
+     * executor. The lease keeps the block from being spilled or freed meanwhile.
+     */
+    public ByteBuffer read(StoredBlock block)
     {
-        Entry entry = entry(block);
-        switch (entry.tier) {
-            case DEVICE: {
-                ByteBuffer copy = ByteBuffer.allocate(Math.toIntExact(entry.length));
-                try (DeviceStream stream = runtime.newStream(device)) {
-                    stream.copyToHost(entry.device, 0, copy);
+        BlockLease lease;
+        synchronized (this) {
+            Entry entry = entry(block);
+            switch (entry.tier) {
+                case DEVICE:
+                    lease = tryBorrow(block).orElseThrow();
+                    break;
+                case HOST: {
+                    ByteBuffer copy = ByteBuffer.allocate(Math.toIntExact(entry.length));
+                    copy.put(entry.host.duplicate().clear());
+                    return copy.flip();
                 }
-                return copy.flip();
+                case DISK:
+                    return disk.read(entry.file, entry.length);
+                default:
+                    throw new IllegalStateException("Unhandled tier " + entry.tier);
             }
-            case HOST: {
-                ByteBuffer copy = ByteBuffer.allocate(Math.toIntExact(entry.length));
-                copy.put(entry.host.duplicate().clear());
-                return copy.flip();
-            }
-            case DISK:
-                return disk.read(entry.file, entry.length);
         }
-        throw new IllegalStateException("Unhandled tier " + entry.tier);
+        try (BlockLease held = lease; DeviceStream stream = runtime.newStream(device)) {
+            ByteBuffer copy = ByteBuffer.allocate(Math.toIntExact(held.length()));
+            stream.copyToHost(held.buffer(), 0, copy);
+            return copy.flip();
+        }
     }
 
     /** The block reloaded into a new device buffer from the pool; the caller owns it. */

@@ -23,6 +23,7 @@ import dev.ferry.device.spi.FileReadEngine;
 import dev.ferry.device.spi.HostView;
 import dev.ferry.device.spi.IoRegistration;
 import dev.ferry.topology.model.PathClass;
+import dev.ferry.topology.model.PciAddress;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -34,6 +35,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
 /**
@@ -77,17 +79,37 @@ public final class SimulatedBackend
                 ? new BandwidthShaper(peerPath, DeviceConfigKeys.SHAPING_NVLINK_GBPS.get(config), DeviceConfigKeys.SHAPING_PCIE_GBPS.get(config),
                         DeviceConfigKeys.SHAPING_SYS_GBPS.get(config), DeviceConfigKeys.SHAPING_LOCAL_GBPS.get(config))
                 : CopyShaper.NONE;
+        List<String> busIds = busIds(DeviceConfigKeys.SIMULATED_BUS_IDS.get(config), count);
         try {
             for (int device = 0; device < count; device++) {
                 SharedArena arena = SharedArena.create(MemoryLocation.device(device), "Simulated GPU " + device, capacity, sharedDirectory, "ferry-sim-gpu" + device);
                 arenas.add(arena);
-                devices.add(new DeviceInfo(device, "Simulated GPU " + device, capacity, "simulated:" + device));
+                devices.add(new DeviceInfo(device, "Simulated GPU " + device, capacity, busIds.get(device)));
             }
         }
         catch (RuntimeException e) {
             close();
             throw e;
         }
+    }
+
+    /** The configured PCI bus ids (normalized to the sysfs spelling), one per device, or {@code simulated:<ordinal>}. */
+    private static List<String> busIds(String configured, int count)
+    {
+        List<String> ids = new ArrayList<>();
+        if (configured.isBlank()) {
+            for (int device = 0; device < count; device++) {
+                ids.add("simulated:" + device);
+            }
+            return ids;
+        }
+        for (String id : configured.split(",")) {
+            ids.add(PciAddress.parse(id).toString());
+        }
+        if (ids.size() != count || ids.stream().distinct().count() != count) {
+            throw new FerryException(ErrorCategory.USER_ERROR, DeviceConfigKeys.SIMULATED_BUS_IDS.name() + " must list " + count + " distinct PCI bus ids (one per simulated GPU), got '" + configured + "'");
+        }
+        return ids;
     }
 
     @Override
@@ -221,6 +243,25 @@ public final class SimulatedBackend
             pending += arena.pendingBytes();
         }
         return pending;
+    }
+
+    @Override
+    public long pendingIpcReleaseBytes(int device)
+    {
+        return arenas.get(device).pendingBytes();
+    }
+
+    @Override
+    public OptionalLong deviceBytesInUse(int device)
+    {
+        return OptionalLong.of(arenas.get(device).space().usedBytes());
+    }
+
+    /** Like cuda: a pageable JVM buffer is staged through pinned memory, so tests see the real byte path. */
+    @Override
+    public boolean stagesPageableCopies()
+    {
+        return true;
     }
 
     @Override

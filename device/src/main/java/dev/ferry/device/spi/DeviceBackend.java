@@ -51,6 +51,33 @@ public interface DeviceBackend
         return 0;
     }
 
+    /** {@link #pendingIpcReleaseBytes()} of one device: freed buffers whose memory importers still hold. */
+    default long pendingIpcReleaseBytes(int device)
+    {
+        return 0;
+    }
+
+    /**
+     * What the device's memory pool really holds for buffers (live plus held by importers, in
+     * requested bytes), for checking the allocator's books against it; empty for a backend whose
+     * device memory is not pooled (host).
+     */
+    default OptionalLong deviceBytesInUse(int device)
+    {
+        return OptionalLong.empty();
+    }
+
+    /**
+     * Whether copies from and to ordinary (pageable) JVM buffers go through pinned staging
+     * buffers, as a DMA engine needs: true where device memory is across a bus (cuda) or stands in
+     * for it (simulated, which follows the real byte path); false on the host backend, whose
+     * "device" memory is the host's.
+     */
+    default boolean stagesPageableCopies()
+    {
+        return false;
+    }
+
     /** Registers device memory for direct reads (cuFileBufRegister), or says why not. */
     IoRegistration registerIoBuffer(NativeMemory memory);
 

@@ -421,6 +421,14 @@ public class TestDeviceContract
             assertArrayEquals(Arrays.copyOfRange(content, 65546, 65546 + 999), toHost(stream, target, 70000, 999));
             assertArrayEquals(Arrays.copyOfRange(content, MIB, MIB + 8192), toHost(stream, target, 131072, 8192));
             assertEquals(0, runtime.deviceAllocator(0).allocatedBytes() - target.length(), "bounce buffers are released");
+            if (deviceFile.verdict().path() != ReadPath.POSIX && backend == BackendUnderTest.CUDA) {
+                // cuFile takes unaligned ranges itself: no second device buffer and on-device copy per piece.
+                assertEquals(0, deviceFile.bounceReads(), deviceFile.verdict().reason());
+            }
+            if (deviceFile.verdict().path() == ReadPath.TRUE_DIRECT && backend == BackendUnderTest.SIMULATED) {
+                // O_DIRECT itself needs alignment: the unaligned ranges went through the aligned superset.
+                assertTrue(deviceFile.bounceReads() > 0);
+            }
         }
     }
 

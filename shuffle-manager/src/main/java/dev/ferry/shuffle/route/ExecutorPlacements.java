@@ -11,17 +11,29 @@ import dev.ferry.topology.model.NodeTopology;
 
 /**
  * Assigns executors to (node, GPU) of a topology file. An executor listed in the override
- * ({@code "<executorId>=<node>[:<gpu>],..."}) gets that place. Otherwise, on a node of the file named
- * like the executor's host, it takes that node and GPU {@code id mod gpus}; and where no node has
- * its host name (a simulated cluster, e.g. {@code local-cluster[N,...]}) executors go round-robin
- * in executor-id order: executor {@code i} on node {@code i mod nodes}, GPU {@code (i / nodes) mod
- * gpus} of that node. Executor ids that are not numbers count by their hash.
+ * ({@code "<executorId>=<node>[:<gpu>],..."}) gets that place. Otherwise its node is the one named
+ * like the executor's host, or, where no node has its host name (a simulated cluster, e.g.
+ * {@code local-cluster[N,...]}), node {@code i mod nodes} in executor-id order. Its GPU is the one
+ * Spark assigned (the executor's {@code gpu} resource address: an NVML index, as Spark's GPU
+ * discovery script reports, or a GPU's name or UUID); only without an assignment does it fall back
+ * to GPU {@code id mod gpus} (host-named node) or {@code (i / nodes) mod gpus}. Executor ids that
+ * are not numbers count by their hash.
  */
 public final class ExecutorPlacements
 {
     private ExecutorPlacements() {}
 
     public static ExecutorPlace assign(ClusterTopology cluster, String executorId, String hostname, String override)
+    {
+        return assign(cluster, executorId, hostname, override, List.of());
+    }
+
+    /**
+     * As above, with the {@code gpu} addresses Spark's resource scheduling gave the executor
+     * (empty without GPU scheduling); the first one is the executor's GPU. An address that names
+     * no GPU of the executor's node is an error naming both.
+     */
+    public static ExecutorPlace assign(ClusterTopology cluster, String executorId, String hostname, String override, List<String> sparkGpuAddresses)
     {
         List<NodeTopology> nodes = cluster.nodes();
         if (nodes.isEmpty()) {
@@ -38,11 +50,24 @@ public final class ExecutorPlacements
         }
         int ordinal = ordinal(executorId);
         Optional<NodeTopology> own = cluster.node(hostname);
-        if (own.isPresent()) {
-            return new ExecutorPlace(own.get().hostname(), gpu(own.get(), ordinal));
+        NodeTopology node = own.orElseGet(() -> nodes.get(ordinal % nodes.size()));
+        if (!sparkGpuAddresses.isEmpty()) {
+            return new ExecutorPlace(node.hostname(), Optional.of(assignedGpu(node, executorId, sparkGpuAddresses.get(0)).name()));
         }
-        NodeTopology node = nodes.get(ordinal % nodes.size());
-        return new ExecutorPlace(node.hostname(), gpu(node, ordinal / nodes.size()));
+        return new ExecutorPlace(node.hostname(), gpu(node, own.isPresent() ? ordinal : ordinal / nodes.size()));
+    }
+
+    /** The GPU of {@code node} that Spark's address names: its NVML index, else its name or UUID. */
+    public static Gpu assignedGpu(NodeTopology node, String executorId, String address)
+    {
+        String trimmed = address.trim();
+        for (Gpu gpu : node.gpus()) {
+            if (trimmed.equals(Integer.toString(gpu.index())) || trimmed.equals(gpu.name()) || gpu.uuid().map(trimmed::equals).orElse(false)) {
+                return gpu;
+            }
+        }
+        throw new IllegalArgumentException("Executor " + executorId + " was assigned GPU address '" + trimmed + "' by Spark, but node " + node.hostname()
+                + " has no GPU with that index, name or UUID (it has " + node.gpus().stream().map(gpu -> gpu.index() + "=" + gpu.name()).toList() + ")");
     }
 
     private static Optional<String> gpu(NodeTopology node, int ordinal)

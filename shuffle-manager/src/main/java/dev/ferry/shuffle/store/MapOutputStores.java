@@ -5,6 +5,8 @@ import java.util.Optional;
 
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.device.DeviceConfigKeys;
+import dev.ferry.device.DeviceMatch;
+import dev.ferry.device.ExecutorGpu;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceRuntimes;
 import dev.ferry.device.host.HostBackend;
@@ -66,7 +68,8 @@ public final class MapOutputStores
 
     private static MapOutputStore device(ConfigSource config, BufferAllocator parent, Path localDirectory)
     {
-        DeviceRuntime runtime = DeviceRuntimes.create(config);
+        // One runtime per executor, shared with the gds reader (one memory limit); released by the store's close.
+        DeviceRuntime runtime = DeviceRuntimes.shared(config);
         try {
             if (runtime.deviceCount() == 0) {
                 throw new IllegalStateException("device backend " + runtime.backendName() + " has no device (" + runtime.selectionReason() + ")");
@@ -76,9 +79,11 @@ public final class MapOutputStores
                 // pretend to be a GPU cache. Say so and keep outputs in the host store.
                 throw new IllegalStateException("the device runtime has no GPU (" + runtime.selectionReason() + ")");
             }
-            DeviceMemoryPool pool = DeviceMemoryPool.create(runtime, 0, config);
-            TieredShuffleStore tiers = new TieredShuffleStore(runtime, 0, pool, DeviceConfigKeys.HOST_TIER_LIMIT.get(config), new LocalSpillDirectory(localDirectory.resolve("device-spill"), 0));
-            LOG.info("Ferry map outputs staged on device 0 of the {} backend ({})", runtime.backendName(), runtime.selectionReason());
+            DeviceMatch device = ExecutorGpu.device(runtime);
+            DeviceMemoryPool pool = DeviceMemoryPool.create(runtime, device.ordinal(), config);
+            TieredShuffleStore tiers = new TieredShuffleStore(runtime, device.ordinal(), pool, DeviceConfigKeys.HOST_TIER_LIMIT.get(config),
+                    new LocalSpillDirectory(localDirectory.resolve("device-spill"), 0));
+            LOG.info("Ferry map outputs staged on device {} of the {} backend ({}; {})", device.ordinal(), runtime.backendName(), device.reason(), runtime.selectionReason());
             return new DeviceTieredMapOutputStore(runtime, pool, tiers, parent.newChildAllocator("ferry-device-store-reads", 0, Long.MAX_VALUE));
         }
         catch (RuntimeException | LinkageError e) {
