@@ -7,7 +7,9 @@ import java.util.Optional;
 
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.conf.SparkConfigSources;
+import dev.ferry.device.ExecutorGpu;
 import dev.ferry.shuffle.FerryShuffleManager;
+import dev.ferry.shuffle.route.ExecutorPlacements;
 import dev.ferry.shuffle.route.ExecutorTopology;
 import dev.ferry.topology.file.TopologyFileWriter;
 import dev.ferry.topology.model.NodeTopology;
@@ -36,15 +38,19 @@ public final class FerryExecutorPlugin
     {
         ConfigSource conf = SparkConfigSources.of(context.conf());
         String hostname = ExecutorHost.of(SparkEnv.get());
-        Optional<ExecutorTopology.Known> known = NodeLocator.place(conf, context.executorID(), hostname);
+        List<String> gpuAddresses = gpuAddresses(context);
+        Optional<ExecutorTopology.Known> known = NodeLocator.place(conf, context.executorID(), hostname, gpuAddresses);
         NodeTopology node;
         if (known.isPresent()) {
             // From the topology file: a real node named like this host, or a simulated node and GPU.
             node = known.get().cluster().node(known.get().place().node()).orElseThrow();
             ExecutorTopology.install(known.get().cluster(), known.get().place());
+            String source = gpuAddresses.isEmpty() ? "topology placement" : "Spark gpu resource address " + gpuAddresses.get(0);
+            known.get().place().gpu().flatMap(node::gpu).ifPresent(gpu -> ExecutorGpu.install(node, gpu, source));
         }
         else {
             node = NodeLocator.locate(conf, hostname);
+            installAssignedGpu(context.executorID(), node, gpuAddresses);
         }
         String summary = NodeLocator.summarize(node);
         LOG.info("Ferry executor {} on {}: {}{}", context.executorID(), hostname, summary,
@@ -52,7 +58,7 @@ public final class FerryExecutorPlugin
         ExecutorPlacement placement = new ExecutorPlacement(
                 context.executorID(),
                 hostname,
-                gpuAddresses(context),
+                gpuAddresses,
                 TopologyFileWriter.node(node).toString(),
                 summary);
         try {
@@ -92,6 +98,25 @@ public final class FerryExecutorPlugin
     {
         if (departures != null) {
             departures.close();
+        }
+    }
+
+    /**
+     * On a probed node, the GPU Spark assigned becomes this executor's GPU (the device store and the
+     * gds reader then use it, matched by PCI bus id). An address the probes cannot find (NVML not
+     * loaded, a discovery script that names GPUs differently) leaves device 0 in use, said once at
+     * WARN: the executor still works, on the wrong GPU only if CUDA's device 0 is not Spark's.
+     */
+    private static void installAssignedGpu(String executorId, NodeTopology node, List<String> gpuAddresses)
+    {
+        if (gpuAddresses.isEmpty()) {
+            return;
+        }
+        try {
+            ExecutorGpu.install(node, ExecutorPlacements.assignedGpu(node, executorId, gpuAddresses.get(0)), "Spark gpu resource address " + gpuAddresses.get(0));
+        }
+        catch (IllegalArgumentException e) {
+            LOG.warn("Ferry executor {}: {}; its device store and gds reader use CUDA device 0", executorId, e.getMessage());
         }
     }
 

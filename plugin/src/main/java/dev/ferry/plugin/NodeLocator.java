@@ -1,6 +1,7 @@
 package dev.ferry.plugin;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -43,16 +44,17 @@ public final class NodeLocator
      * With a topology file, this executor's place in it ({@link ExecutorPlacements}: the override in
      * {@code spark.ferry.shuffle.executorPlacement}, else the node named like its host, else round-robin
      * in executor-id order, which turns {@code local-cluster[N,...]} into a simulated multi-node
-     * cluster). Empty without a topology file.
+     * cluster). Its GPU is the one Spark assigned ({@code sparkGpuAddresses}, the executor's {@code gpu}
+     * resource; empty without GPU scheduling). Empty without a topology file.
      */
-    public static Optional<ExecutorTopology.Known> place(ConfigSource conf, String executorId, String hostname)
+    public static Optional<ExecutorTopology.Known> place(ConfigSource conf, String executorId, String hostname, List<String> sparkGpuAddresses)
     {
         String file = PluginConfigKeys.TOPOLOGY_FILE.get(conf);
         if (file.isEmpty()) {
             return Optional.empty();
         }
         ClusterTopology cluster = TopologyFileReader.load(Path.of(file));
-        ExecutorPlace place = ExecutorPlacements.assign(cluster, executorId, hostname, ShuffleConfigKeys.EXECUTOR_PLACEMENT.get(conf));
+        ExecutorPlace place = ExecutorPlacements.assign(cluster, executorId, hostname, ShuffleConfigKeys.EXECUTOR_PLACEMENT.get(conf), sparkGpuAddresses);
         return Optional.of(new ExecutorTopology.Known(cluster, place));
     }
 
