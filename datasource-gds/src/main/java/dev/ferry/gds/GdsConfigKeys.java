@@ -2,6 +2,7 @@ package dev.ferry.gds;
 
 import dev.ferry.conf.ConfigKey;
 import dev.ferry.conf.ConfigKeySet;
+import dev.ferry.topology.route.FileConsumer;
 
 import java.util.List;
 
@@ -10,9 +11,15 @@ public final class GdsConfigKeys
         implements ConfigKeySet
 {
     public static final ConfigKey<GdsRouteSetting> ROUTE = ConfigKey.choice("spark.ferry.gds.route", GdsRouteSetting.class, GdsRouteSetting.AUTO,
-            "How file bytes reach memory. auto: per file from the topology policy (GDS where cuFile can read directly into the GPU, "
-                    + "BOUNCE through pinned host buffers where it cannot, HOST on a machine without a GPU). gds, bounce, host: force "
-                    + "one route; a forced route the machine cannot serve fails the read with the reason instead of falling back.");
+            "How file bytes reach memory. auto: per file from the topology policy and the consumer (spark.ferry.gds.consumer): HOST for a "
+                    + "CPU consumer, or on a machine without a GPU; for a device consumer GDS where cuFile can read directly into the GPU, BOUNCE "
+                    + "through pinned host buffers where it cannot. gds, bounce, host: force one route (for a CPU consumer gds and bounce cost two "
+                    + "PCIe crossings, into the device and back, which the log and the scan's explain say); a forced route the machine cannot serve "
+                    + "fails the read with the reason instead of falling back.");
+    public static final ConfigKey<FileConsumer> CONSUMER = ConfigKey.choice("spark.ferry.gds.consumer", FileConsumer.class, FileConsumer.CPU,
+            "Where the scan's batches are wanted, which the auto route is chosen for. cpu: Spark's own operators, which decode and read on the "
+                    + "host, so auto reads on HOST even on a GPU node (a GPU route would carry the raw bytes up and back down). device: a "
+                    + "consumer that keeps the batches in GPU memory (the examples' GpuDataLoad), for which auto picks GDS or BOUNCE.");
     public static final ConfigKey<Integer> BATCH_ROWS = ConfigKey.integer("spark.ferry.gds.batchRows", 4096,
             "Rows per columnar batch handed to Spark.");
     public static final ConfigKey<Integer> READ_THREADS = ConfigKey.integer("spark.ferry.gds.host.readThreads", 4,
@@ -60,7 +67,7 @@ public final class GdsConfigKeys
     @Override
     public List<ConfigKey<?>> keys()
     {
-        return List.of(ROUTE, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, PREFETCH_ROW_GROUPS, FILTER_PUSHDOWN,
+        return List.of(ROUTE, CONSUMER, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, PREFETCH_ROW_GROUPS, FILTER_PUSHDOWN,
                 FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN, ROW_FILTER, AGGREGATE_PUSHDOWN);
     }
 }

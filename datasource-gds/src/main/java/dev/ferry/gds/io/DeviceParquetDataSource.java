@@ -23,7 +23,8 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>Decode still runs on the host in this build (GPU page decode is a later step), so
  * {@link #readRequests} copies each device-resident request back to a host buffer for the decoder
- * and frees the device memory. A device consumer takes {@link #readToDevice}'s {@link DeviceRange}s
+ * and frees the device memory; that device-to-host crossing is counted
+ * ({@link ReadCounters#deviceToHostBytes()}) with the one into the device. A device consumer takes {@link #readToDevice}'s {@link DeviceRange}s
  * directly instead and skips that copy; nothing else in the reader has to change.
  */
 public abstract class DeviceParquetDataSource
@@ -91,6 +92,7 @@ public abstract class DeviceParquetDataSource
                 }
                 stream.synchronize();
             }
+            resident.forEach(range -> counters().recordDeviceToHost(range.range().length()));
             return buffers;
         }
         finally {
@@ -107,6 +109,7 @@ public abstract class DeviceParquetDataSource
         try (DeviceStream stream = runtime.newStream(device)) {
             stream.copyToHost(resident.get(0).buffer(), resident.get(0).offset(), target);
             stream.synchronize();
+            counters().recordDeviceToHost(range.length());
         }
         finally {
             closeAll(resident);

@@ -4,7 +4,13 @@ import dev.ferry.device.cufile.ReadPath;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-/** What one data source read: bytes, requests and time spent waiting on I/O. Thread-safe. */
+/**
+ * What one data source read: bytes, requests, time spent waiting on I/O, and the bytes that crossed
+ * PCIe in each direction. The crossings are counted where the reader moves bytes, not in a device
+ * backend, so the simulated backend counts exactly what real hardware would carry: a BOUNCE read is
+ * host to device and back, a GDS read storage to device (or host to device where cuFile or O_DIRECT
+ * was refused) and back, a HOST read none. Thread-safe.
+ */
 public final class ReadCounters
 {
     private final AtomicLong bytes = new AtomicLong();
@@ -14,6 +20,9 @@ public final class ReadCounters
     private final AtomicLong trueDirectBytes = new AtomicLong();
     private final AtomicLong compatModeBytes = new AtomicLong();
     private final AtomicLong posixBytes = new AtomicLong();
+    private final AtomicLong hostToDeviceBytes = new AtomicLong();
+    private final AtomicLong storageToDeviceBytes = new AtomicLong();
+    private final AtomicLong deviceToHostBytes = new AtomicLong();
 
     void recordRequest(long byteCount)
     {
@@ -31,20 +40,50 @@ public final class ReadCounters
         unplannedReads.incrementAndGet();
     }
 
-    /** Bytes a device route moved into device memory, by the path the read really took (aligned supersets included). */
+    /**
+     * Bytes a device route moved into device memory, by the path the read really took (aligned supersets included):
+     * a true direct read crosses PCIe from the drive to the GPU, compatibility mode and POSIX reads from host memory.
+     */
     void recordOutcome(ReadPath path, long byteCount)
     {
         switch (path) {
             case TRUE_DIRECT:
                 trueDirectBytes.addAndGet(byteCount);
+                storageToDeviceBytes.addAndGet(byteCount);
                 break;
             case COMPAT_MODE:
                 compatModeBytes.addAndGet(byteCount);
+                hostToDeviceBytes.addAndGet(byteCount);
                 break;
             case POSIX:
                 posixBytes.addAndGet(byteCount);
+                hostToDeviceBytes.addAndGet(byteCount);
                 break;
         }
+    }
+
+    /** Bytes copied from device memory back to host memory (for the host decode). */
+    void recordDeviceToHost(long byteCount)
+    {
+        deviceToHostBytes.addAndGet(byteCount);
+    }
+
+    /** Bytes that crossed PCIe from host memory into device memory. */
+    public long hostToDeviceBytes()
+    {
+        return hostToDeviceBytes.get();
+    }
+
+    /** Bytes that crossed PCIe from the drive straight into device memory (DMA, no host buffer). */
+    public long storageToDeviceBytes()
+    {
+        return storageToDeviceBytes.get();
+    }
+
+    /** Bytes that crossed PCIe from device memory into host memory. */
+    public long deviceToHostBytes()
+    {
+        return deviceToHostBytes.get();
     }
 
     /** Bytes read into device memory by DMA from storage (cuFile with GDS; O_DIRECT into the simulated arena). */

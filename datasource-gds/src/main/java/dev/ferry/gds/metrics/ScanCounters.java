@@ -17,6 +17,7 @@ public final class ScanCounters
     private long trueDirectBytes;
     private long compatModeBytes;
     private long posixBytes;
+    private final PcieCrossings pcie = new PcieCrossings();
     private long readRequests;
     private long unplannedReads;
     private long readNanos;
@@ -49,6 +50,7 @@ public final class ScanCounters
         trueDirectBytes += counters.trueDirectBytes();
         compatModeBytes += counters.compatModeBytes();
         posixBytes += counters.posixBytes();
+        pcie.add(route, counters);
     }
 
     public void addIoWaitNanos(long nanos)
@@ -110,7 +112,9 @@ public final class ScanCounters
         long direct = trueDirectBytes;
         long compat = compatModeBytes;
         long posix = posixBytes;
+        PcieCrossings crossings = pcie.copy();
         for (ReadCountersOf source : open) {
+            crossings.add(source.route(), source.counters());
             switch (source.route()) {
                 case HOST:
                     host += source.counters().bytes();
@@ -136,6 +140,7 @@ public final class ScanCounters
         metrics.add(GdsMetric.TRUE_DIRECT_BYTES.value(direct));
         metrics.add(GdsMetric.COMPAT_MODE_BYTES.value(compat));
         metrics.add(GdsMetric.POSIX_BYTES.value(posix));
+        crossings.report(metrics);
         metrics.add(GdsMetric.READ_REQUESTS.value(requests));
         metrics.add(GdsMetric.UNPLANNED_READS.value(unplanned));
         metrics.add(GdsMetric.IO_WAIT_MS.value(TimeUnit.NANOSECONDS.toMillis(ioWaitNanos + openIoWaitNanos)));

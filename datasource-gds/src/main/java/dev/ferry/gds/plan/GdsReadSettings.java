@@ -4,6 +4,7 @@ import dev.ferry.conf.ConfigSource;
 import dev.ferry.gds.GdsConfigKeys;
 import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.gds.io.ReadPlanning;
+import dev.ferry.topology.route.FileConsumer;
 import org.apache.spark.sql.internal.SQLConf;
 
 import java.io.Serializable;
@@ -20,6 +21,7 @@ import static java.util.Objects.requireNonNull;
  */
 public record GdsReadSettings(
         GdsRouteSetting route,
+        FileConsumer consumer,
         int batchRows,
         int readThreads,
         long coalesceGap,
@@ -46,6 +48,7 @@ public record GdsReadSettings(
     public GdsReadSettings
     {
         requireNonNull(route, "route is null");
+        requireNonNull(consumer, "consumer is null");
         requireNonNull(sessionTimeZone, "sessionTimeZone is null");
         requireNonNull(datetimeRebaseMode, "datetimeRebaseMode is null");
         requireNonNull(int96RebaseMode, "int96RebaseMode is null");
@@ -69,6 +72,7 @@ public record GdsReadSettings(
         }
         return new GdsReadSettings(
                 GdsConfigKeys.ROUTE.get(ferry),
+                GdsConfigKeys.CONSUMER.get(ferry),
                 GdsConfigKeys.BATCH_ROWS.get(ferry),
                 GdsConfigKeys.READ_THREADS.get(ferry),
                 GdsConfigKeys.COALESCE_GAP.get(ferry),

@@ -59,7 +59,7 @@ public final class ExecutorDevices
     /** The topology advisor for files read with {@code runtime}. */
     public static FileRouteAdvisor advisor(DeviceRuntime runtime)
     {
-        return (file, device) -> TopologyFileRoutes.localMachine(CudaBackend.NAME.equals(runtime.backendName())).advise(file, device);
+        return (file, device, consumer) -> TopologyFileRoutes.localMachine(CudaBackend.NAME.equals(runtime.backendName())).advise(file, device, consumer);
     }
 
     private static DeviceRuntime create(Map<String, String> conf)

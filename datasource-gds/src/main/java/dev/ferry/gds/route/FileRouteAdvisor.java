@@ -1,8 +1,10 @@
 package dev.ferry.gds.route;
 
-/** The topology policy's route for reading one file into one device: GDS, BOUNCE or HOST, with the reason. */
+import dev.ferry.topology.route.FileConsumer;
+
+/** The topology policy's route for reading one file for {@code consumer} on a node whose batch would land on {@code device}: GDS, BOUNCE or HOST, with the reason. */
 @FunctionalInterface
 public interface FileRouteAdvisor
 {
-    RouteChoice advise(String file, int device);
+    RouteChoice advise(String file, int device, FileConsumer consumer);
 }

@@ -8,6 +8,7 @@ import dev.ferry.topology.model.NodeTopology;
 import dev.ferry.topology.probe.MachineProber;
 import dev.ferry.topology.probe.ProbeOptions;
 import dev.ferry.topology.probe.mount.FilePlacementProbe;
+import dev.ferry.topology.route.FileConsumer;
 import dev.ferry.topology.route.RouteDecision;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
@@ -19,10 +20,11 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * {@link FileRouteAdvisor} from this machine's topology: the file's placement from the mount table
- * and sysfs ({@link FilePlacementProbe}), the route from {@link RoutePolicy#gpuToFile} for the GPU
- * the batch should land on. Where the probed topology does not know that GPU (the simulated
- * backend, or a GPU NVML could not see) only the storage side is judged: GDS when nothing about
- * the filesystem rules it out, BOUNCE otherwise.
+ * and sysfs ({@link FilePlacementProbe}), the route from {@link RoutePolicy#gpuToFile} for the
+ * consumer and the GPU the batch should land on. Where the probed topology does not know that GPU
+ * (the simulated backend, or a GPU NVML could not see) the policy still answers a CPU consumer (HOST
+ * needs no GPU); for a device consumer only the storage side is judged: GDS when nothing about the
+ * filesystem rules it out, BOUNCE otherwise.
  */
 public final class TopologyFileRoutes
         implements FileRouteAdvisor
@@ -56,16 +58,19 @@ public final class TopologyFileRoutes
     }
 
     @Override
-    public RouteChoice advise(String file, int device)
+    public RouteChoice advise(String file, int device, FileConsumer consumer)
     {
         FilePlacement placement = placements.locate(FooterCollector.localPath(file)).placement();
         List<Gpu> gpus = node.gpus();
-        if (device >= 0 && device < gpus.size()) {
-            RouteDecision decision = policy.gpuToFile(node, Optional.of(gpus.get(device).name()), placement);
+        boolean known = device >= 0 && device < gpus.size();
+        if (known || consumer == FileConsumer.CPU) {
+            String gpu = known ? gpus.get(device).name() : "device " + device;
+            RouteDecision decision = policy.gpuToFile(node, Optional.of(gpu), placement, consumer);
             return new RouteChoice(IoRoute.fromPolicy(decision.route()), "topology policy: " + decision.reason(), false);
         }
         List<String> obstacles = policy.storageObstacles(placement);
-        String unknown = "device " + device + " is not in the probed topology (" + gpus.size() + " GPU(s) seen), so only the storage side was judged";
+        String unknown = "device " + device + " is not in the probed topology (" + gpus.size() + " GPU(s) seen), so only the storage side was judged; assumed a "
+                + consumer.describe();
         if (obstacles.isEmpty()) {
             return new RouteChoice(IoRoute.GDS, "topology policy: " + placement.filesystemType() + " at " + placement.mountPoint() + " allows GDS; " + unknown, false);
         }

@@ -203,7 +203,7 @@ final class GdsPartitionReader
         }
         if (routes == null) {
             runtime = ExecutorDevices.runtime(deviceConf);
-            routes = new RouteChooser(settings.route(), DeviceProbe.of(runtime), ExecutorDevices.advisor(runtime));
+            routes = new RouteChooser(settings.route(), settings.consumer(), DeviceProbe.of(runtime), ExecutorDevices.advisor(runtime));
         }
         int device = ExecutorDevices.taskDevice(runtime);
         RouteChoice route = routes.choose(next.file().path(), device);

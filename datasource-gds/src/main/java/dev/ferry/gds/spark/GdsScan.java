@@ -17,6 +17,7 @@ import dev.ferry.gds.route.ExecutorDevices;
 import dev.ferry.gds.route.RouteChoice;
 import dev.ferry.gds.route.RouteChooser;
 import dev.ferry.gds.route.RouteRefusedException;
+import dev.ferry.topology.route.FileConsumer;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -86,8 +87,9 @@ final class GdsScan
     public String description()
     {
         SplitPlan planned = plan();
-        return String.format(Locale.ROOT, "GdsScan %s route=%s (%s) pushedFilters=%s rowGroups=%d/%d splits=%d",
-                state.name(), state.settings().route().name().toLowerCase(Locale.ROOT), routeOnThisMachine(),
+        return String.format(Locale.ROOT, "GdsScan %s route=%s consumer=%s (%s) pushedFilters=%s rowGroups=%d/%d splits=%d",
+                state.name(), state.settings().route().name().toLowerCase(Locale.ROOT),
+                state.settings().consumer().name().toLowerCase(Locale.ROOT), routeOnThisMachine(),
                 Arrays.stream(pushed).map(Predicate::toString).collect(Collectors.joining(", ", "[", "]")),
                 planned.rowGroupsTotal() - planned.rowGroupsSkipped(), planned.rowGroupsTotal(), planned.partitions().size())
                 + aggregate.map(GdsScan::describe).orElse("");
@@ -197,17 +199,26 @@ final class GdsScan
     // What this machine would choose for the first file, as a hint: each executor decides per file when it opens it.
     private String routeOnThisMachine()
     {
+        FileConsumer consumer = state.settings().consumer();
         if (state.settings().route() == GdsRouteSetting.HOST) {
-            return "HOST: " + GdsConfigKeys.ROUTE.name() + "=host";
+            return "HOST: " + GdsConfigKeys.ROUTE.name() + "=host for a " + consumer.describe() + "; decode on the host, no PCIe crossing";
         }
         try {
             DeviceRuntime runtime = ExecutorDevices.runtime(deviceConf());
-            RouteChooser chooser = new RouteChooser(state.settings().route(), DeviceProbe.of(runtime), ExecutorDevices.advisor(runtime));
+            RouteChooser chooser = new RouteChooser(state.settings().route(), consumer, DeviceProbe.of(runtime), ExecutorDevices.advisor(runtime));
             String file = state.files().isEmpty() ? "files of " + state.name() : state.files().get(0).file().path();
             RouteChoice choice = chooser.choose(file, 0);
-            String decode = choice.route() == IoRoute.HOST
-                    ? "decode on the host"
-                    : "chunks land in device memory, then are copied device->host for host decode (GPU decode is a later step; a device consumer would take the device buffers)";
+            String decode;
+            if (choice.route() == IoRoute.HOST) {
+                decode = "decode on the host, no PCIe crossing";
+            }
+            else if (consumer == FileConsumer.CPU) {
+                decode = "chunks land in device memory, then are copied device->host for host decode: two PCIe crossings per byte for a CPU consumer";
+            }
+            else {
+                decode = "chunks land in device memory, then are copied device->host for host decode (GPU decode is a later step), and the device consumer "
+                        + "uploads the decoded batches";
+            }
             return choice.route() + ": " + choice.reason() + "; " + decode;
         }
         catch (RouteRefusedException e) {

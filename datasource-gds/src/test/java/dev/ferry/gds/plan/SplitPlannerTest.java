@@ -1,6 +1,7 @@
 package dev.ferry.gds.plan;
 
 import dev.ferry.gds.GdsRouteSetting;
+import dev.ferry.topology.route.FileConsumer;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.statistics.IntStatistics;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -81,7 +82,7 @@ class SplitPlannerTest
 
     private static GdsReadSettings settings()
     {
-        return new GdsReadSettings(GdsRouteSetting.HOST, 4096, 1, MB, 64 * MB, 4 * MB, 65536, 512 * MB, true, true, 1, false, false, false, "UTC", "CORRECTED",
+        return new GdsReadSettings(GdsRouteSetting.HOST, FileConsumer.CPU, 4096, 1, MB, 64 * MB, 4 * MB, 65536, 512 * MB, true, true, 1, false, false, false, "UTC", "CORRECTED",
                 "CORRECTED", false, 0, true, true, true);
     }
 

@@ -8,6 +8,7 @@ import dev.ferry.gds.io.TestingParquetDataSource;
 import dev.ferry.gds.plan.FileSlice;
 import dev.ferry.gds.plan.GdsReadSettings;
 import dev.ferry.gds.plan.SourceFile;
+import dev.ferry.topology.route.FileConsumer;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
@@ -70,7 +71,7 @@ class ParquetSliceReaderTest
 
     private static GdsReadSettings settings()
     {
-        return new GdsReadSettings(GdsRouteSetting.HOST, 1000, 1, 1 << 20, 64 << 20, 64 << 20, 64 * 1024, 512 << 20, false, true, 1, false, false, false,
+        return new GdsReadSettings(GdsRouteSetting.HOST, FileConsumer.CPU, 1000, 1, 1 << 20, 64 << 20, 64 << 20, 64 * 1024, 512 << 20, false, true, 1, false, false, false,
                 "UTC", "CORRECTED", "CORRECTED", false, 0, true, true, true);
     }
 }

@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The GDS and BOUNCE routes end to end on the simulated device backend (O_DIRECT into simulated
- * device memory): results equal spark.read.parquet, and the metrics show which route and which
- * real read path the bytes took.
+ * device memory), which makes this a GPU node to the reader: results equal spark.read.parquet, and
+ * the metrics show which route, which real read path and how many PCIe crossings the bytes took.
  */
 class DeviceRoutesTest
 {
@@ -81,6 +81,11 @@ class DeviceRoutesTest
         String other = directIoWorks() ? "posixBytes" : "trueDirectBytes";
         assertTrue(result.metric(direct) >= gdsBytes, direct + " below gdsBytes: " + result.metrics());
         assertEquals(0, result.metric(other), result.metrics().toString());
+        // A CPU consumer: each byte goes into the device (storage DMA, aligned supersets included) and comes back down once
+        String into = directIoWorks() ? "pcieGdsStorageToDeviceBytes" : "pcieGdsHostToDeviceBytes";
+        assertEquals(result.metric(direct), result.metric(into), result.metrics().toString());
+        assertEquals(gdsBytes, result.metric("pcieGdsDeviceToHostBytes"), result.metrics().toString());
+        assertEquals(0, result.metric("pcieBounceHostToDeviceBytes") + result.metric("pcieBounceDeviceToHostBytes"), result.metrics().toString());
     }
 
     @Test
@@ -92,18 +97,45 @@ class DeviceRoutesTest
         assertTrue(bounceBytes > 0, result.metrics().toString());
         assertEquals(bounceBytes, result.metric("posixBytes"));
         assertEquals(0, result.metric("gdsBytes") + result.metric("hostBytes") + result.metric("trueDirectBytes"));
+        // Forced for a CPU consumer: honoured, and each byte crossed PCIe twice, up and back down
+        assertEquals(bounceBytes, result.metric("pcieBounceHostToDeviceBytes"), result.metrics().toString());
+        assertEquals(bounceBytes, result.metric("pcieBounceDeviceToHostBytes"), result.metrics().toString());
+        assertEquals(0, gdsCrossings(result), result.metrics().toString());
     }
 
     @Test
-    void autoAsksTheTopologyPolicyAndReadsIntoTheDevice()
+    void autoReadsACpuConsumersFilesOnHostWithNoByteAcrossPcie()
     {
         Dataset<Row> frame = gds("auto").load(path);
         ScanMetrics.Result result = ScanMetrics.collect(frame);
         assertSameRows(result);
-        assertEquals(0, result.metric("hostBytes"), "a GPU backend is there, so auto must not read on the host: " + result.metrics());
-        assertTrue(result.metric("gdsBytes") + result.metric("bounceBytes") > 0, result.metrics().toString());
+        assertTrue(result.metric("hostBytes") > 0, result.metrics().toString());
+        assertEquals(0, result.metric("gdsBytes") + result.metric("bounceBytes"), "a CPU consumer must not read through the GPU: " + result.metrics());
+        assertEquals(0, gdsCrossings(result) + result.metric("pcieBounceHostToDeviceBytes") + result.metric("pcieBounceDeviceToHostBytes"),
+                "0 bytes may cross PCIe for a CPU query: " + result.metrics());
         String explain = frame.queryExecution().executedPlan().toString();
-        assertTrue(explain.contains("topology policy") && explain.contains("device->host"), explain);
+        assertTrue(explain.contains("consumer=cpu") && explain.contains("assumed a CPU consumer") && explain.contains("no PCIe crossing"), explain);
+    }
+
+    @Test
+    void autoGivesADeviceConsumerADeviceRoute()
+    {
+        Dataset<Row> frame = gds("auto").option("spark.ferry.gds.consumer", "device").load(path);
+        ScanMetrics.Result result = ScanMetrics.collect(frame);
+        assertSameRows(result);
+        assertEquals(0, result.metric("hostBytes"), "a GPU backend and a device consumer, so auto must not read on the host: " + result.metrics());
+        long deviceBytes = result.metric("gdsBytes") + result.metric("bounceBytes");
+        assertTrue(deviceBytes > 0, result.metrics().toString());
+        assertEquals(deviceBytes, result.metric("pcieGdsDeviceToHostBytes") + result.metric("pcieBounceDeviceToHostBytes"), result.metrics().toString());
+        String explain = frame.queryExecution().executedPlan().toString();
+        assertTrue(explain.contains("consumer=device") && explain.contains("topology policy") && explain.contains("device consumer"), explain);
+    }
+
+    @Test
+    void aForcedRouteSaysWhatItCostsACpuConsumer()
+    {
+        String explain = gds("bounce").load(path).queryExecution().executedPlan().toString();
+        assertTrue(explain.contains("two PCIe crossings"), explain);
     }
 
     @Test
@@ -126,6 +158,11 @@ class DeviceRoutesTest
                 .option("spark.ferry.device", "simulated")
                 .option("spark.ferry.device.simulated.count", "1")
                 .option("spark.ferry.gds.route", route);
+    }
+
+    private static long gdsCrossings(ScanMetrics.Result result)
+    {
+        return result.metric("pcieGdsStorageToDeviceBytes") + result.metric("pcieGdsHostToDeviceBytes") + result.metric("pcieGdsDeviceToHostBytes");
     }
 
     private static void assertSameRows(ScanMetrics.Result result)

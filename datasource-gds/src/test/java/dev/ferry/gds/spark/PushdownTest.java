@@ -77,7 +77,7 @@ class PushdownTest
         assertEquals(5000L, statistics.rowCount().get().longValue());
         assertTrue(statistics.sizeInBytes().longValue() > 0);
         String explained = frame.where("id < 10").queryExecution().executedPlan().toString();
-        assertTrue(explained.contains("GdsScan") && explained.contains("route=auto (HOST: ") && explained.contains("pushedFilters=["), explained);
+        assertTrue(explained.contains("GdsScan") && explained.contains("route=auto consumer=cpu (HOST: ") && explained.contains("pushedFilters=["), explained);
         SparkSession forced = spark.newSession();
         forced.conf().set("spark.ferry.gds.route", "gds");
         Exception refused = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> forced.read().format("gds").load(path).collectAsList());

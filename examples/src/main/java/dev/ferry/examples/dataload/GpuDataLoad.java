@@ -9,7 +9,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import dev.ferry.examples.launch.SparkJvm;
+import dev.ferry.gds.GdsConfigKeys;
 import dev.ferry.gds.device.DeviceBatchUploader;
+import dev.ferry.topology.route.FileConsumer;
 import org.apache.spark.rdd.RDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -40,8 +42,8 @@ public final class GpuDataLoad
 {
     private GpuDataLoad() {}
 
-    /** What a run found: the merged task results and whether they match Spark's reader. */
-    record Outcome(List<PartitionLoad.Result> tasks, ColumnChecksums checksums, List<String> mismatches)
+    /** What a run found: the scan's description (route and consumer), the merged task results and whether they match Spark's reader. */
+    record Outcome(String scan, List<PartitionLoad.Result> tasks, ColumnChecksums checksums, List<String> mismatches)
     {
     }
 
@@ -123,7 +125,9 @@ public final class GpuDataLoad
     /** Loads {@code input} onto the device batch by batch and checks what the consumer saw against Spark's own Parquet reader. */
     static Outcome run(SparkSession spark, Path input)
     {
-        Dataset<Row> table = spark.read().format("gds").load(input.toString());
+        // A device consumer: the batches are kept in GPU memory, so the reader's auto route may take GDS or BOUNCE
+        Dataset<Row> table = spark.read().format("gds").option(GdsConfigKeys.CONSUMER.name(), FileConsumer.DEVICE.name().toLowerCase(Locale.ROOT))
+                .load(input.toString());
         SparkPlan plan = table.queryExecution().executedPlan();
         BatchScanExec scan = findScan(plan);
         StructType schema = scan.schema();
@@ -138,7 +142,7 @@ public final class GpuDataLoad
         List<PartitionLoad.Result> tasks = batches.toJavaRDD().mapPartitions(new PartitionLoad(schema, deviceConf)).collect();
         ColumnChecksums total = new ColumnChecksums(schema);
         tasks.forEach(task -> total.merge(task.checksums()));
-        return new Outcome(tasks, total, SparkReference.compare(spark, input, schema, total));
+        return new Outcome(scan.scan().description(), tasks, total, SparkReference.compare(spark, input, schema, total));
     }
 
     private static BatchScanExec findScan(SparkPlan plan)

@@ -27,7 +27,8 @@ final class DemoSummary
         Map<String, Long> read = results.gdsReadBytes();
         out.println();
         out.println("gds reader: " + read.entrySet().stream().map(entry -> entry.getKey() + " " + DemoTables.bytes(entry.getValue()) + " bytes")
-                .collect(Collectors.joining(", ")) + " (per-file route; GDS and BOUNCE need a GPU, or the simulated backend and a file system that takes O_DIRECT)");
+                .collect(Collectors.joining(", ")) + " (per-file route; these queries are CPU consumers, which read on HOST: GDS and BOUNCE are for device consumers and need a GPU, "
+                + "or the simulated backend and a file system that takes O_DIRECT)");
         if (results.sparkBytesWritten() > 0) {
             out.printf(Locale.ROOT, "Shuffle bytes written: Ferry %s, Spark %s (Ferry/Spark %.2f).%n", DemoTables.bytes(results.ferryBytesWritten()),
                     DemoTables.bytes(results.sparkBytesWritten()), results.ferryBytesWritten() / (double) results.sparkBytesWritten());

@@ -28,6 +28,9 @@ class TestGpuDataLoad
             GpuDataLoad.Outcome outcome = GpuDataLoad.run(spark, input);
             assertTrue(outcome.mismatches().isEmpty(), String.join("\n", outcome.mismatches()));
             assertEquals(20_000, outcome.checksums().rows());
+            // A device consumer: the reader's auto route is chosen for it, and says so
+            assertTrue(outcome.scan().contains("consumer=device") && outcome.scan().contains("device consumer (batches kept in GPU memory)"),
+                    outcome.scan());
             assertTrue(outcome.checksums().batches() >= 20, "batches: " + outcome.checksums().batches());
             assertEquals(outcome.checksums().batches(), outcome.checksums().hostBatches());
             for (PartitionLoad.Result task : outcome.tasks()) {

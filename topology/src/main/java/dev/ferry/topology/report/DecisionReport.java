@@ -6,6 +6,7 @@ import dev.ferry.topology.model.Gpu;
 import dev.ferry.topology.model.Nic;
 import dev.ferry.topology.model.NodeTopology;
 import dev.ferry.topology.model.NvmeDrive;
+import dev.ferry.topology.route.FileConsumer;
 import dev.ferry.topology.route.RouteDecision;
 import dev.ferry.topology.route.RoutePolicy;
 
@@ -91,12 +92,16 @@ public record DecisionReport(ClusterTopology cluster, List<NodeDecisions> nodes,
         return new NodeDecisions(node, pairs, nics, nvmes, file.map(placement -> fileReads(node, policy, placement)));
     }
 
+    // A CPU consumer (Spark's gds scan) first, then a device consumer on each GPU: each decision's reason names the consumer it assumed.
     private static FileReads fileReads(NodeTopology node, RoutePolicy policy, FilePlacement placement)
     {
         if (node.gpus().isEmpty()) {
-            return new FileReads(placement, List.of(policy.gpuToFile(node, Optional.empty(), placement)));
+            return new FileReads(placement, List.of(policy.gpuToFile(node, Optional.empty(), placement, FileConsumer.CPU)));
         }
-        return new FileReads(placement, node.gpus().stream().map(gpu -> policy.gpuToFile(node, Optional.of(gpu.name()), placement)).toList());
+        List<RouteDecision> decisions = new ArrayList<>();
+        decisions.add(policy.gpuToFile(node, Optional.of(node.gpus().get(0).name()), placement, FileConsumer.CPU));
+        node.gpus().forEach(gpu -> decisions.add(policy.gpuToFile(node, Optional.of(gpu.name()), placement, FileConsumer.DEVICE)));
+        return new FileReads(placement, List.copyOf(decisions));
     }
 
     /** Whether names need a host prefix to be unique (more than one node). */

@@ -19,8 +19,11 @@ import java.util.Set;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A file read into a GPU: GPUDirect Storage when cuFile can do true direct I/O, otherwise a pinned
- * bounce buffer; with no GPU, plain host I/O. The one place that judges a {@link FilePlacement}:
+ * A file read, decided from where its consumer wants the bytes ({@link FileConsumer}) and the
+ * placement: for a device consumer, GPUDirect Storage when cuFile can do true direct I/O, otherwise a
+ * pinned bounce buffer; for a CPU consumer, or with no GPU, plain host I/O. Ferry decodes on the
+ * CPU, so a GPU route for a CPU consumer would carry the raw bytes up into GPU memory and straight
+ * back down: two PCIe crossings for nothing. The one place that judges a {@link FilePlacement}:
  * <ul>
  * <li>the GPU side: {@code nvidia_fs} (else cuFile runs in compat mode), and an NVMe controller within
  *     {@code spark.ferry.route.gdsLevel} of the GPU;</li>
@@ -36,6 +39,7 @@ final class FileRule
     private static final String RULE_GDS = "GPU-file: cuFile direct I/O possible";
     private static final String RULE_BOUNCE = "GPU-file: cuFile direct I/O not possible, bounce through pinned host memory";
     private static final String RULE_HOST = "file: no GPU destination";
+    private static final String RULE_CPU = "file: CPU consumer, host I/O (a GPU route would cost two PCIe crossings, H->D then D->H)";
     private static final Set<String> NETWORK_FILESYSTEMS = Set.of(
             "nfs", "nfs4", "cifs", "smb3", "smbfs", "lustre", "gpfs", "beegfs", "wekafs", "ceph", "glusterfs", "9p", "virtiofs", "afs");
 
@@ -48,8 +52,13 @@ final class FileRule
         this.bandwidths = requireNonNull(bandwidths, "bandwidths is null");
     }
 
-    RouteDecision decide(NodeTopology node, Optional<String> gpu, FilePlacement placement)
+    RouteDecision decide(NodeTopology node, Optional<String> gpu, FilePlacement placement, FileConsumer consumer)
     {
+        requireNonNull(consumer, "consumer is null");
+        if (consumer == FileConsumer.CPU && gpu.isPresent()) {
+            return forCpuConsumer(node, gpu.get(), placement);
+        }
+        String assumed = "; assumed a " + consumer.describe();
         String threshold = config.gdsLevel().describe() + ", " + config.gdsFilesystems().describe();
         String target = placement.path();
         List<String> notes = new ArrayList<>();
@@ -59,7 +68,7 @@ final class FileRule
             storage.forEach(obstacle -> notes.add("GDS would be ruled out with a GPU too: " + obstacle));
             return new RouteDecision("host", target, Route.HOST, Optional.empty(), "-", host.gbps(), host.source(), RULE_HOST, threshold,
                     Optional.empty(), List.of(), notes, target + ": no GPU involved, plain host I/O"
-                            + (storage.isEmpty() ? "" : " (GDS would be ruled out anyway: " + String.join("; ", storage) + ")"));
+                            + (storage.isEmpty() ? "" : " (GDS would be ruled out anyway: " + String.join("; ", storage) + ")") + assumed);
         }
         String gpuName = gpu.get();
         if (node.gpu(gpuName).isEmpty()) {
@@ -82,7 +91,7 @@ final class FileRule
                     Optional.of(new RunnerUp(Route.BOUNCE, "direct DMA from " + placement.nvmeController().get() + " skips the bounce buffer")),
                     vetoes, notes, gpuName + " <- " + target + ": " + placement.filesystemType() + " directly on "
                             + String.join(" -> ", placement.backingDevices()) + ", " + path + " within " + config.gdsLevel().value().name()
-                            + ", GPUDirect Storage at " + Bandwidth.format(direct.gbps()) + " GB/s");
+                            + ", GPUDirect Storage at " + Bandwidth.format(direct.gbps()) + " GB/s" + assumed);
         }
         Bandwidth bounce = pathClass.isPresent()
                 ? bandwidths.pciePath(pathClass.get(), relation, node.cpu())
@@ -90,7 +99,33 @@ final class FileRule
         String whyNot = String.join("; ", vetoes);
         return new RouteDecision(gpuName, target, Route.BOUNCE, pathClass, path, pathDetail, bounce.gbps(), bounce.source(), RULE_BOUNCE, threshold,
                 Optional.of(new RunnerUp(Route.GDS, whyNot)), vetoes, notes,
-                gpuName + " <- " + target + ": GDS ruled out (" + whyNot + "); read into a pinned host buffer, then copied");
+                gpuName + " <- " + target + ": GDS ruled out (" + whyNot + "); read into a pinned host buffer, then copied" + assumed);
+    }
+
+    /**
+     * A CPU consumer on a node with a GPU: host I/O, with what a device consumer on {@code gpu} would get as the
+     * runner-up (when the topology knows that GPU), so the report shows what was given up and why.
+     */
+    private RouteDecision forCpuConsumer(NodeTopology node, String gpu, FilePlacement placement)
+    {
+        String target = placement.path();
+        Bandwidth host = bandwidths.assumedPcie("drive throughput not modelled");
+        String threshold = config.gdsLevel().describe() + ", " + config.gdsFilesystems().describe();
+        List<String> notes = new ArrayList<>();
+        Optional<RunnerUp> runnerUp = Optional.empty();
+        String forDevice;
+        if (node.gpu(gpu).isPresent()) {
+            RouteDecision device = decide(node, Optional.of(gpu), placement, FileConsumer.DEVICE);
+            runnerUp = Optional.of(new RunnerUp(device.route(), "the consumer decodes on the host: " + device.route()
+                    + " would carry the raw bytes up into " + gpu + " and straight back down (two PCIe crossings, nothing gained)"));
+            forDevice = "; a device consumer on " + gpu + " would read on " + device.route();
+        }
+        else {
+            notes.add(gpu + " is not in " + node.hostname() + "'s topology; only the host route was considered");
+            forDevice = "";
+        }
+        return new RouteDecision("host", target, Route.HOST, Optional.empty(), "-", host.gbps(), host.source(), RULE_CPU, threshold,
+                runnerUp, List.of(), notes, target + ": assumed a " + FileConsumer.CPU.describe() + ": plain host I/O, no PCIe crossing" + forDevice);
     }
 
     /** What about the filesystem, its mount options and the block devices rules out cuFile direct I/O; empty when nothing does. */

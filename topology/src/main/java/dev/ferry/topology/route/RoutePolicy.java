@@ -110,10 +110,13 @@ public final class RoutePolicy
                 source + " -> " + target + ": RDMA over " + layer + " staged through host memory (" + ends + "); GPUDIRECT_RDMA ruled out: " + whyNot);
     }
 
-    /** A file read into {@code gpu} (or into host memory when empty): GDS, BOUNCE or HOST. */
-    public RouteDecision gpuToFile(NodeTopology node, Optional<String> gpu, FilePlacement placement)
+    /**
+     * A file read on a node with {@code gpu} (none: host memory only) for {@code consumer}: GDS or BOUNCE only
+     * for a device consumer on a GPU, HOST otherwise. The reason names the consumer assumed.
+     */
+    public RouteDecision gpuToFile(NodeTopology node, Optional<String> gpu, FilePlacement placement, FileConsumer consumer)
     {
-        return files.decide(node, gpu, placement);
+        return files.decide(node, gpu, placement, consumer);
     }
 
     /**
@@ -127,7 +130,7 @@ public final class RoutePolicy
 
     /**
      * What a GPU would use for a file on ext4 ({@code data=ordered}) directly on the first namespace of
-     * {@code controller}: the drive's placement as far as GDS is concerned.
+     * {@code controller}, for a device consumer: the drive's placement as far as GDS is concerned.
      */
     public RouteDecision gpuToNvme(NodeTopology node, String gpu, String controller)
     {
@@ -135,7 +138,7 @@ public final class RoutePolicy
         String namespace = drive.namespaces().isEmpty() ? controller + "n1" : drive.namespaces().get(0);
         FilePlacement placement = new FilePlacement("ext4 on " + namespace, "/" + namespace, "ext4", List.of("rw", "data=ordered"),
                 List.of(namespace), Optional.of(controller));
-        RouteDecision decision = files.decide(node, Optional.of(gpu), placement);
+        RouteDecision decision = files.decide(node, Optional.of(gpu), placement, FileConsumer.DEVICE);
         return new RouteDecision(decision.source(), controller, decision.route(), decision.pathClass(), decision.path(), decision.pathDetail(),
                 decision.bandwidthGBps(), decision.bandwidthSource(), decision.rule(), decision.threshold(), decision.runnerUp(), decision.vetoes(), decision.notes(),
                 decision.reason() + " [for a file on ext4 data=ordered directly on " + namespace + "]");

@@ -264,17 +264,24 @@ class TestTopologyCommand
         assertTrue(direct.out().contains("GPU0 -> /ferry-fixture/direct/part-0.parquet  PIX  GDS"), direct.out());
         assertTrue(direct.out().contains("GPU1 -> /ferry-fixture/direct/part-0.parquet  SYS  BOUNCE"), direct.out());
         assertTrue(direct.out().contains("veto: path SYS between GPU1 and nvme0 is beyond spark.ferry.route.gdsLevel=PXB (default)"), direct.out());
+        // Each decision names its consumer: Spark's scan (CPU) reads on HOST, the GPU rows assume a device consumer
+        assertTrue(direct.out().contains("host -> /ferry-fixture/direct/part-0.parquet  -  HOST"), direct.out());
+        assertTrue(direct.out().contains("assumed a CPU consumer (decode on the host): plain host I/O, no PCIe crossing; a device consumer on GPU0 would read on GDS"),
+                direct.out());
+        assertTrue(direct.out().contains("; assumed a device consumer (batches kept in GPU memory)"),
+                direct.out());
 
         JsonNode lvm = MAPPER.readTree(run(machine, files, "--file", "/ferry-fixture/lvm/x", "--json").out());
         assertEquals("[\"dm-0\",\"nvme0n1p1\"]", lvm.get("file").get("backingDevices").toString());
         assertEquals("nvme0", lvm.get("file").get("nvmeController").asText());
-        JsonNode gpu0 = lvm.get("files").get(0);
+        assertEquals("HOST", lvm.get("files").get(0).get("route").asText());
+        JsonNode gpu0 = lvm.get("files").get(1);
         assertEquals("GPU0", gpu0.get("src").asText());
         assertEquals("BOUNCE", gpu0.get("route").asText());
         assertEquals("[\"on dm-0 (vg0-data): device-mapper (LVM, dm-crypt or multipath), not directly on NVMe\"]", gpu0.get("vetoes").toString());
         assertEquals("PIX from sysfs, PCIe Gen4 x16: both directly below 0000:00:01.0: a single PCIe switch; 0000:04:00.0 - 0000:00:01.0 - 0000:05:00.0",
                 gpu0.get("pathDetail").asText());
-        assertEquals("BOUNCE", lvm.get("files").get(1).get("route").asText());
+        assertEquals("BOUNCE", lvm.get("files").get(2).get("route").asText());
 
         Result unreadable = run(machine, new FilePlacementProbe(temp.resolve("no-mountinfo"), tree.root()), "--file", "/x");
         assertEquals(1, unreadable.code());

@@ -13,6 +13,7 @@ import dev.ferry.topology.model.Presence;
 import dev.ferry.topology.model.Relation;
 import dev.ferry.topology.report.DecisionReport;
 import dev.ferry.topology.report.NodeDecisions;
+import dev.ferry.topology.route.FileConsumer;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RouteDecision;
 import dev.ferry.topology.route.RoutePolicy;
@@ -90,7 +91,7 @@ class TestTopologyFiles
         assertEquals(Route.GDS, POLICY.gpuToNvme(node, "GPU4", "nvme1").route());
         assertEquals(Route.BOUNCE, POLICY.gpuToNvme(node, "GPU4", "nvme0").route());
         FilePlacement lvm = new FilePlacement("/raid/x", "/raid", "ext4", List.of("data=ordered"), List.of("md0", "nvme0n1"), Optional.of("nvme0"));
-        assertEquals(Route.BOUNCE, POLICY.gpuToFile(node, Optional.of("GPU0"), lvm).route());
+        assertEquals(Route.BOUNCE, POLICY.gpuToFile(node, Optional.of("GPU0"), lvm, FileConsumer.DEVICE).route());
     }
 
     @Test

@@ -94,7 +94,7 @@ class TestFileRule
     void theGpuSideDecidesBetweenGdsAndBounce()
     {
         NodeTopology node = node(new KernelFact(Presence.PRESENT, "test"));
-        RouteDecision direct = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/direct/part-0.parquet"));
+        RouteDecision direct = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/direct/part-0.parquet"), FileConsumer.DEVICE);
         assertEquals(Route.GDS, direct.route());
         assertEquals("PIX", direct.path());
         assertEquals(List.of(), direct.vetoes());
@@ -102,37 +102,63 @@ class TestFileRule
         assertEquals(Optional.of("PIX from sysfs, PCIe Gen4 x4: both directly below 0000:00:01.0: a single PCIe switch"), direct.pathDetail());
         assertEquals("spark.ferry.route.gdsLevel=PXB (default), spark.ferry.route.gdsFilesystems=ext4,xfs (default)", direct.threshold());
 
-        RouteDecision far = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/raw data/x"));
+        RouteDecision far = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/raw data/x"), FileConsumer.DEVICE);
         assertEquals(Route.BOUNCE, far.route());
         assertEquals(List.of("path SYS between GPU0 and nvme1 is beyond spark.ferry.route.gdsLevel=PXB (default)"), far.vetoes());
 
-        RouteDecision lvm = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/lvm/x"));
+        RouteDecision lvm = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/lvm/x"), FileConsumer.DEVICE);
         assertEquals(Route.BOUNCE, lvm.route());
         assertEquals(obstacles("/ferry-fixture/lvm/x"), lvm.vetoes());
         assertEquals(Route.GDS, lvm.runnerUp().orElseThrow().route());
 
-        RouteDecision fabric = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/fabric/x"));
+        RouteDecision fabric = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/fabric/x"), FileConsumer.DEVICE);
         assertEquals(List.of("on nvme2n1 through nvme2 with transport tcp: not a local PCIe NVMe drive", "no relation known between GPU0 and nvme2"),
                 fabric.vetoes());
 
         RouteDecision compat = POLICY.gpuToFile(node(new KernelFact(Presence.ABSENT, "no /sys/module/nvidia_fs")), Optional.of("GPU0"),
-                placement("/ferry-fixture/direct/x"));
+                placement("/ferry-fixture/direct/x"), FileConsumer.DEVICE);
         assertEquals(List.of("cuFile compat mode only: nvidia_fs (or P2PDMA support) absent: no /sys/module/nvidia_fs"), compat.vetoes());
+    }
+
+    @Test
+    void aCpuConsumerReadsOnHostEvenNextToAGdsCapableGpu()
+    {
+        NodeTopology node = node(new KernelFact(Presence.PRESENT, "test"));
+        RouteDecision cpu = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/direct/part-0.parquet"), FileConsumer.CPU);
+        assertEquals(Route.HOST, cpu.route());
+        assertEquals("file: CPU consumer, host I/O (a GPU route would cost two PCIe crossings, H->D then D->H)", cpu.rule());
+        assertEquals("/ferry-fixture/direct/part-0.parquet: assumed a CPU consumer (decode on the host): plain host I/O, no PCIe crossing; "
+                + "a device consumer on GPU0 would read on GDS", cpu.reason());
+        RunnerUp given = cpu.runnerUp().orElseThrow();
+        assertEquals(Route.GDS, given.route());
+        assertTrue(given.whyNot().contains("two PCIe crossings"), given.whyNot());
+
+        RouteDecision bounce = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/lvm/x"), FileConsumer.CPU);
+        assertEquals(Route.HOST, bounce.route());
+        assertEquals(Route.BOUNCE, bounce.runnerUp().orElseThrow().route());
+
+        // A GPU the topology does not know (the simulated backend's) does not matter to a CPU consumer
+        RouteDecision unknown = POLICY.gpuToFile(node, Optional.of("GPU7"), placement("/ferry-fixture/direct/x"), FileConsumer.CPU);
+        assertEquals(Route.HOST, unknown.route());
+        assertEquals(Optional.empty(), unknown.runnerUp());
+
+        RouteDecision device = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("/ferry-fixture/direct/part-0.parquet"), FileConsumer.DEVICE);
+        assertTrue(device.reason().endsWith("; assumed a device consumer (batches kept in GPU memory)"), device.reason());
     }
 
     @Test
     void withoutAGpuTheStorageVerdictIsANote()
     {
         NodeTopology node = node(new KernelFact(Presence.PRESENT, "test"));
-        RouteDecision sata = POLICY.gpuToFile(node, Optional.empty(), placement("/ferry-fixture/sata/x"));
+        RouteDecision sata = POLICY.gpuToFile(node, Optional.empty(), placement("/ferry-fixture/sata/x"), FileConsumer.CPU);
         assertEquals(Route.HOST, sata.route());
         assertEquals(List.of(), sata.vetoes());
         assertEquals(List.of("ext4 without a data= option: the default, data=ordered, assumed",
                 "GDS would be ruled out with a GPU too: on sda1, which is not an NVMe namespace"), sata.notes());
-        assertEquals("/ferry-fixture/sata/x: no GPU involved, plain host I/O (GDS would be ruled out anyway: on sda1, which is not an NVMe namespace)",
-                sata.reason());
-        assertEquals("/ferry-fixture/direct/x: no GPU involved, plain host I/O",
-                POLICY.gpuToFile(node, Optional.empty(), placement("/ferry-fixture/direct/x")).reason());
+        assertEquals("/ferry-fixture/sata/x: no GPU involved, plain host I/O (GDS would be ruled out anyway: on sda1, which is not an NVMe namespace); "
+                + "assumed a CPU consumer (decode on the host)", sata.reason());
+        assertEquals("/ferry-fixture/direct/x: no GPU involved, plain host I/O; assumed a CPU consumer (decode on the host)",
+                POLICY.gpuToFile(node, Optional.empty(), placement("/ferry-fixture/direct/x"), FileConsumer.CPU).reason());
     }
 
     @Test
@@ -140,7 +166,7 @@ class TestFileRule
     {
         RoutePolicy xfsOnly = new RoutePolicy(RoutePolicyConfig.from(new MapConfigSource(Map.of("spark.ferry.route.gdsFilesystems", "XFS"))));
         assertEquals(List.of("filesystem ext4 on / is not xfs"), xfsOnly.storageObstacles(placement("/ferry-fixture/direct/x")));
-        RouteDecision decision = xfsOnly.gpuToFile(node(new KernelFact(Presence.PRESENT, "test")), Optional.of("GPU0"), placement("/ferry-fixture/direct/x"));
+        RouteDecision decision = xfsOnly.gpuToFile(node(new KernelFact(Presence.PRESENT, "test")), Optional.of("GPU0"), placement("/ferry-fixture/direct/x"), FileConsumer.DEVICE);
         assertEquals(Route.BOUNCE, decision.route());
         assertTrue(decision.threshold().contains("spark.ferry.route.gdsFilesystems=XFS (set)"), decision.threshold());
 

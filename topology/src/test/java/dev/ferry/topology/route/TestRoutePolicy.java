@@ -149,33 +149,33 @@ class TestRoutePolicy
     void gdsEligibility()
     {
         NodeTopology node = gdsNode(PathClass.PIX, ALL_PRESENT);
-        RouteDecision gds = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("ext4", List.of("rw", "data=ordered"), List.of("nvme0n1p1"), "nvme0"));
+        RouteDecision gds = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("ext4", List.of("rw", "data=ordered"), List.of("nvme0n1p1"), "nvme0"), FileConsumer.DEVICE);
         assertEquals(Route.GDS, gds.route());
         assertEquals("PIX", gds.path());
         assertTrue(gds.vetoes().isEmpty());
-        assertEquals(Route.GDS, POLICY.gpuToFile(node, Optional.of("GPU0"), placement("xfs", List.of("rw"), List.of("nvme0n1"), "nvme0")).route());
+        assertEquals(Route.GDS, POLICY.gpuToFile(node, Optional.of("GPU0"), placement("xfs", List.of("rw"), List.of("nvme0n1"), "nvme0"), FileConsumer.DEVICE).route());
 
-        RouteDecision lvm = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("ext4", List.of("data=ordered"), List.of("dm-0", "nvme0n1p2"), "nvme0"));
+        RouteDecision lvm = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("ext4", List.of("data=ordered"), List.of("dm-0", "nvme0n1p2"), "nvme0"), FileConsumer.DEVICE);
         assertEquals(Route.BOUNCE, lvm.route());
         assertTrue(lvm.reason().contains("device-mapper"), lvm.reason());
         assertEquals(Route.GDS, lvm.runnerUp().orElseThrow().route());
-        assertTrue(POLICY.gpuToFile(node, Optional.of("GPU0"), placement("xfs", List.of(), List.of("md0", "nvme0n1"), "nvme0")).reason().contains("md software RAID"));
-        assertTrue(POLICY.gpuToFile(node, Optional.of("GPU0"), placement("xfs", List.of(), List.of("loop3"), "")).reason().contains("loop device"));
+        assertTrue(POLICY.gpuToFile(node, Optional.of("GPU0"), placement("xfs", List.of(), List.of("md0", "nvme0n1"), "nvme0"), FileConsumer.DEVICE).reason().contains("md software RAID"));
+        assertTrue(POLICY.gpuToFile(node, Optional.of("GPU0"), placement("xfs", List.of(), List.of("loop3"), ""), FileConsumer.DEVICE).reason().contains("loop device"));
 
-        RouteDecision journal = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("ext4", List.of("data=journal"), List.of("nvme0n1"), "nvme0"));
+        RouteDecision journal = POLICY.gpuToFile(node, Optional.of("GPU0"), placement("ext4", List.of("data=journal"), List.of("nvme0n1"), "nvme0"), FileConsumer.DEVICE);
         assertEquals(Route.BOUNCE, journal.route());
         assertTrue(journal.reason().contains("data=journal"));
-        assertTrue(POLICY.gpuToFile(node, Optional.of("GPU0"), placement("nfs", List.of(), List.of(), "")).reason().contains("filesystem nfs"));
+        assertTrue(POLICY.gpuToFile(node, Optional.of("GPU0"), placement("nfs", List.of(), List.of(), ""), FileConsumer.DEVICE).reason().contains("filesystem nfs"));
 
-        RouteDecision host = POLICY.gpuToFile(node, Optional.empty(), placement("ext4", List.of(), List.of("nvme0n1"), "nvme0"));
+        RouteDecision host = POLICY.gpuToFile(node, Optional.empty(), placement("ext4", List.of(), List.of("nvme0n1"), "nvme0"), FileConsumer.CPU);
         assertEquals(Route.HOST, host.route());
 
-        RouteDecision far = POLICY.gpuToFile(gdsNode(PathClass.SYS, ALL_PRESENT), Optional.of("GPU0"), placement("ext4", List.of(), List.of("nvme0n1"), "nvme0"));
+        RouteDecision far = POLICY.gpuToFile(gdsNode(PathClass.SYS, ALL_PRESENT), Optional.of("GPU0"), placement("ext4", List.of(), List.of("nvme0n1"), "nvme0"), FileConsumer.DEVICE);
         assertEquals(Route.BOUNCE, far.route());
         assertTrue(far.reason().contains("SYS between GPU0 and nvme0 is beyond spark.ferry.route.gdsLevel=PXB"), far.reason());
 
         RouteDecision compat = POLICY.gpuToFile(gdsNode(PathClass.PIX, ALL_PRESENT.withNvidiaFs(new KernelFact(Presence.ABSENT, "no /sys/module/nvidia_fs"))),
-                Optional.of("GPU0"), placement("ext4", List.of(), List.of("nvme0n1"), "nvme0"));
+                Optional.of("GPU0"), placement("ext4", List.of(), List.of("nvme0n1"), "nvme0"), FileConsumer.DEVICE);
         assertEquals(Route.BOUNCE, compat.route());
         assertTrue(compat.vetoes().get(0).contains("compat mode"));
 
