@@ -15,6 +15,8 @@ import org.junit.jupiter.api.TestInstance;
  * on GPU0 and GPU2 of each node, which sit under different CPU sockets (SYS): the matrix says
  * HOST_STAGED for that pair, and without nvidia_peermem GPU blocks cross nodes RDMA_HOST_STAGED.
  * Each expected route carries bytes, no other remote route any, and results equal Spark's own shuffle.
+ * The simulated backend simulates the node's four GPUs, since each executor's store sits on the GPU
+ * it is placed on (GPU2 is CUDA device 2).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TestTopologyRoutesRoceDevice
@@ -27,6 +29,7 @@ class TestTopologyRoutesRoceDevice
     {
         spark = TopologyClusters.start(TopologyClusters.exampleTopology("pcie-roce-2node"), "device", Map.of(
                 "spark.ferry.device", "simulated",
+                "spark.ferry.device.simulated.count", "4",
                 "spark.ferry.shuffle.executorPlacement", "0=pcie-a:GPU0,1=pcie-b:GPU0,2=pcie-a:GPU2,3=pcie-b:GPU2"));
     }
 
