@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import dev.ferry.arrow.DirectArrowColumnVector;
 import dev.ferry.shuffle.ExchangeMetrics;
 import dev.ferry.shuffle.PeerEndpoints;
+import dev.ferry.shuffle.ShuffleConfigKeys;
 import dev.ferry.shuffle.format.ArrowSchemas;
 import dev.ferry.shuffle.format.BlockDecoder;
 import dev.ferry.shuffle.format.CorruptBlockException;
@@ -22,6 +23,7 @@ import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -101,7 +103,15 @@ final class ColumnarBlockIterator
                 if (decoder != null) {
                     closeRoot();
                     VectorSchemaRoot next = VectorSchemaRoot.create(arrowSchema, allocator);
-                    if (decoder.loadNext(next)) {
+                    boolean loaded;
+                    try {
+                        loaded = decoder.loadNext(next);
+                    }
+                    catch (CorruptBlockException | RuntimeException e) {
+                        next.close();
+                        throw e;
+                    }
+                    if (loaded) {
                         root = next;
                         batch = newBatch(next);
                         readMetrics.incRecordsRead(next.getRowCount());
@@ -123,6 +133,16 @@ final class ColumnarBlockIterator
             exchangeMetrics.corruptBlocks().add(1);
             throw fetchFailed(current, "Corrupt block " + current.ref() + ": " + e.getMessage(), e);
         }
+        catch (OutOfMemoryException e) {
+            throw arrowLimitExceeded(e);
+        }
+    }
+
+    private IllegalStateException arrowLimitExceeded(OutOfMemoryException e)
+    {
+        return new IllegalStateException("Ferry shuffle " + shuffleId + " reader of block " + (current == null ? "?" : current.ref()) + " needs more Arrow memory than "
+                + ShuffleConfigKeys.TASK_ARROW_LIMIT_BYTES.name() + " (" + allocator.getLimit() + " bytes; " + allocator.getAllocatedMemory()
+                + " held): raise it or lower spark.ferry.shuffle.fetch.maxBytesInFlight. " + e.getMessage(), e);
     }
 
     @Override
@@ -203,7 +223,14 @@ final class ColumnarBlockIterator
         try {
             fetched = transport.fetch(peer, refs, allocator);
         }
+        catch (OutOfMemoryException e) {
+            throw arrowLimitExceeded(e);
+        }
         catch (IOException | RuntimeException e) {
+            OutOfMemoryException limit = arrowLimitCause(e);
+            if (limit != null) {
+                throw arrowLimitExceeded(limit);
+            }
             // Blame the block the transport says failed, so Spark reruns the right map task; a
             // failure not pinned on one block (connect, auth) is charged to the request's first.
             PendingBlock failed = BlockFetchException.blockOf(e)
@@ -222,6 +249,17 @@ final class ColumnarBlockIterator
             exchangeMetrics.addRoute(fetched.routeOf(i), bytes.length());
             received.add(new Received(request.get(i), bytes));
         }
+    }
+
+    /** The task's Arrow limit somewhere in a transport failure's causes, or null. */
+    private static OutOfMemoryException arrowLimitCause(Throwable failure)
+    {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof OutOfMemoryException limit) {
+                return limit;
+            }
+        }
+        return null;
     }
 
     private RuntimeException fetchFailed(PendingBlock block, String message, Throwable cause)

@@ -86,7 +86,7 @@ public final class FerryShuffleReader<K, C>
             }
         }
         ArrowShuffleSerializer serializer = handle.serializer();
-        BufferAllocator allocator = runtime.allocator().newChildAllocator("ferry-reduce-" + context.taskAttemptId(), 0, Long.MAX_VALUE);
+        BufferAllocator allocator = runtime.allocator().newChildAllocator("ferry-reduce-" + context.taskAttemptId(), 0, runtime.taskArrowLimit());
         ColumnarBlockIterator iterator;
         try {
             iterator = new ColumnarBlockIterator(handle.shuffleId(), runtime.executorId(), runtime.store(), runtime.transport(), allocator, serializer.schema(),
@@ -98,6 +98,9 @@ public final class FerryShuffleReader<K, C>
         }
         context.addTaskCompletionListener((TaskCompletionListener) completed -> {
             iterator.close();
+            // The fetched blocks and the batches handed to Spark are Arrow memory Spark's memory
+            // manager does not see: their peak goes into the task's peak execution memory.
+            completed.taskMetrics().incPeakExecutionMemory(allocator.getPeakMemoryAllocation());
             allocator.close();
             completed.taskMetrics().mergeShuffleReadMetrics();
         });

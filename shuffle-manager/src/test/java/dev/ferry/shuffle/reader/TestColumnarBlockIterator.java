@@ -235,6 +235,25 @@ class TestColumnarBlockIterator
         }
     }
 
+    /**
+     * A task whose blocks need more Arrow memory than spark.ferry.shuffle.task.arrowLimitBytes
+     * fails naming the key: the map outputs are fine, so it is never a fetch failure (which would
+     * rerun the map stage for nothing).
+     */
+    @Test
+    void theTaskArrowLimitFailsNamingTheKeyNotAsAFetchFailure()
+            throws IOException
+    {
+        ShuffleBlockRef ref = new ShuffleBlockRef(SHUFFLE, 41, 0);
+        remoteBlocks.put(ref, remoteBlock(0, 20_000));
+        try (BufferAllocator reduce = allocator.newChildAllocator("reduce", 0, 4096);
+                ColumnarBlockIterator iterator = iterator(reduce, List.of(), List.of(new PendingBlock(remote, ref, 100, 3)), 1 << 20,
+                        new CountingReadMetrics(), ExchangeMetrics.unregistered())) {
+            IllegalStateException thrown = assertThrows(IllegalStateException.class, iterator::hasNext);
+            assertTrue(thrown.getMessage().contains("spark.ferry.shuffle.task.arrowLimitBytes"), thrown.getMessage());
+        }
+    }
+
     @Test
     void aCorruptRemoteBlockIsAFetchFailureNeverData()
             throws IOException
