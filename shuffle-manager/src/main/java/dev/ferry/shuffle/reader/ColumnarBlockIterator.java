@@ -70,6 +70,10 @@ final class ColumnarBlockIterator
     private ColumnarBatch batch;
     private BlockDecoder decoder;
     private PendingBlock current;
+    // Spark's accounting of the fetched blocks, and what the block being decoded was granted.
+    private FetchAccount account = FetchAccount.NONE;
+    private long currentAccounted;
+    private long refetchedBlocks;
     private boolean batchReady;
     private boolean closed;
 
@@ -122,6 +126,8 @@ final class ColumnarBlockIterator
                     decoder.close();
                     decoder = null;
                     current = null;
+                    account.release(currentAccounted);
+                    currentAccounted = 0;
                 }
                 if (!openNextBlock()) {
                     close();
@@ -187,6 +193,7 @@ final class ColumnarBlockIterator
         if (!received.isEmpty()) {
             Received next = received.poll();
             current = next.block;
+            currentAccounted = next.accounted;
             decoder = new BlockDecoder(next.bytes.takeBuffer(), next.bytes.length());
             return true;
         }
@@ -247,7 +254,7 @@ final class ColumnarBlockIterator
             readMetrics.incRemoteBlocksFetched(1);
             readMetrics.incRemoteBytesRead(bytes.length());
             exchangeMetrics.addRoute(fetched.routeOf(i), bytes.length());
-            received.add(new Received(request.get(i), bytes));
+            received.add(new Received(request.get(i), bytes, account.acquire(bytes.length())));
         }
     }
 
@@ -281,12 +288,73 @@ final class ColumnarBlockIterator
             decoder = null;
         }
         while (!received.isEmpty()) {
-            received.poll().bytes.close();
+            Received dropped = received.poll();
+            dropped.bytes.close();
+            account.release(dropped.accounted);
         }
+        account.release(currentAccounted);
+        currentAccounted = 0;
         closeRoot();
     }
 
-    private record Received(PendingBlock block, BlockBytes bytes)
+    /** Where the fetched blocks are accounted; set before the first {@code hasNext}. */
+    void account(FetchAccount account)
+    {
+        this.account = requireNonNull(account, "account is null");
+    }
+
+    /**
+     * Gives back the blocks fetched and not yet opened: released now and fetched again, in the
+     * same order, when their turn comes (the peer still has them). Returns the accounted bytes
+     * given back. The block being decoded and the batch handed out stay.
+     */
+    long releaseQueued()
+    {
+        if (closed || received.isEmpty()) {
+            return 0;
+        }
+        List<PendingBlock> again = new ArrayList<>(received.size());
+        long freed = 0;
+        while (!received.isEmpty()) {
+            Received dropped = received.poll();
+            again.add(dropped.block);
+            dropped.bytes.close();
+            account.release(dropped.accounted);
+            freed += dropped.accounted;
+        }
+        // The queue only ever holds one request's blocks, all from one peer.
+        remoteRequests.addFirst(again);
+        refetchedBlocks += again.size();
+        return freed;
+    }
+
+    /** Blocks given back by {@link #releaseQueued} and fetched again. */
+    long refetchedBlocks()
+    {
+        return refetchedBlocks;
+    }
+
+    /** Spark's accounting of the reduce side's fetched blocks: asked after each fetch, given back when a block is consumed. */
+    interface FetchAccount
+    {
+        long acquire(long bytes);
+
+        void release(long bytes);
+
+        FetchAccount NONE = new FetchAccount()
+        {
+            @Override
+            public long acquire(long bytes)
+            {
+                return 0;
+            }
+
+            @Override
+            public void release(long bytes) {}
+        };
+    }
+
+    private record Received(PendingBlock block, BlockBytes bytes, long accounted)
     {
     }
 }

@@ -12,6 +12,7 @@ import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
+import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
 import org.apache.spark.shuffle.ShuffleReader;
 import org.apache.spark.storage.BlockId;
@@ -95,6 +96,9 @@ public final class FerryShuffleReader<K, C>
         catch (RuntimeException e) {
             allocator.close();
             throw e;
+        }
+        if (context.taskMemoryManager().getTungstenMemoryMode() == MemoryMode.OFF_HEAP) {
+            iterator.account(new FetchedBlockMemory(context.taskMemoryManager(), iterator));
         }
         context.addTaskCompletionListener((TaskCompletionListener) completed -> {
             iterator.close();
