@@ -10,6 +10,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.zip.Checksum;
 
 import dev.ferry.shuffle.store.EncodedMapOutput;
 import org.apache.arrow.memory.BufferAllocator;
@@ -276,6 +277,23 @@ public final class MapOutputEncoder
         }
         long checksum = BlockChecksums.compute(settings.checksum(), written, payload.rows(), payload.batches());
         new BlockHeader(settings.checksum(), checksum, payload.rows(), payload.batches(), length).writeTo(target);
+    }
+
+    /** Streams the block into {@code file}: the payload first (through one 64 KiB chunk), then the header with its checksum in front of it. */
+    @Override
+    public void writeBlock(int partition, FileChannel file, long position)
+            throws IOException
+    {
+        PayloadBuffer payload = payloads[partition];
+        Checksum checksum = settings.checksum().newChecksum();
+        payload.transferTo(file, position + BlockHeader.LENGTH, spillChannel, checksum, ByteBuffer.allocate(64 * 1024));
+        ByteBuffer header = ByteBuffer.allocate(BlockHeader.LENGTH);
+        new BlockHeader(settings.checksum(), BlockChecksums.finish(checksum, payload.rows(), payload.batches()), payload.rows(), payload.batches(),
+                Math.toIntExact(payload.length())).writeTo(header);
+        long at = position;
+        while (header.hasRemaining()) {
+            at += file.write(header, at);
+        }
     }
 
     /** Uncompressed Arrow bytes of every batch serialized so far (the data size AQE plans with). */

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.Checksum;
 
 /**
  * The serialized batches of one block, kept on the heap until the map task commits, except the
@@ -84,6 +85,46 @@ final class PayloadBuffer
         buf = EMPTY;
         count = 0;
         return length;
+    }
+
+    /**
+     * Writes the whole payload into {@code target} at {@code position} (the spilled segments from
+     * {@code spill} through {@code chunk}, then the bytes in memory), feeding {@code checksum} (may
+     * be null) on the way.
+     */
+    void transferTo(FileChannel target, long position, FileChannel spill, Checksum checksum, ByteBuffer chunk)
+            throws IOException
+    {
+        long at = position;
+        for (long[] segment : spilledSegments) {
+            long read = 0;
+            while (read < segment[1]) {
+                chunk.clear();
+                chunk.limit((int) Math.min(chunk.capacity(), segment[1] - read));
+                while (chunk.hasRemaining()) {
+                    if (spill.read(chunk, segment[0] + read + chunk.position()) < 0) {
+                        throw new IOException("Spill file ends before the segment at " + segment[0] + " of " + segment[1] + " bytes");
+                    }
+                }
+                chunk.flip();
+                read += chunk.remaining();
+                at = write(target, at, chunk, checksum);
+            }
+        }
+        write(target, at, ByteBuffer.wrap(buf, 0, count), checksum);
+    }
+
+    private static long write(FileChannel target, long position, ByteBuffer bytes, Checksum checksum)
+            throws IOException
+    {
+        if (checksum != null) {
+            checksum.update(bytes.duplicate());
+        }
+        long at = position;
+        while (bytes.hasRemaining()) {
+            at += target.write(bytes, at);
+        }
+        return at;
     }
 
     /** Puts the whole payload at {@code target}'s position: the spilled segments from {@code file}, then the bytes in memory. */

@@ -2,9 +2,12 @@ package dev.ferry.shuffle.format;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.apache.arrow.memory.BufferAllocator;
@@ -80,6 +83,7 @@ class TestMapOutputSpill
                 assertEquals(encoder.heldBytes(), budget.outstanding, "the encoder's account matches the grants");
                 blocks = blocks(encoder);
                 assertTrue(Files.exists(spillFile), "the spill file lives until the encoder is closed");
+                assertStreamedBlocksAreTheSame(encoder, blocks);
             }
             assertEquals(0, budget.outstanding, "close gave back every granted byte");
             assertFalse(Files.exists(spillFile), "close deleted the spill file");
@@ -140,7 +144,29 @@ class TestMapOutputSpill
             List<byte[]> a = blocks(accounted);
             List<byte[]> b = blocks(plain);
             for (int partition = 0; partition < PARTITIONS; partition++) {
-                assertTrue(java.util.Arrays.equals(b.get(partition), a.get(partition)), "partition " + partition);
+                assertTrue(Arrays.equals(b.get(partition), a.get(partition)), "partition " + partition);
+            }
+        }
+    }
+
+    /** The blocks streamed into a file (how the host store writes an output that goes to disk) are the blocks written to a buffer. */
+    private void assertStreamedBlocksAreTheSame(MapOutputEncoder encoder, List<byte[]> blocks)
+            throws IOException
+    {
+        Path file = spillDirectory.resolve("streamed.data");
+        long position = 7;
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.READ)) {
+            for (int partition = 0; partition < PARTITIONS; partition++) {
+                if (blocks.get(partition).length == 0) {
+                    continue;
+                }
+                encoder.writeBlock(partition, channel, position);
+                ByteBuffer back = ByteBuffer.allocate(blocks.get(partition).length);
+                while (back.hasRemaining()) {
+                    channel.read(back, position + back.position());
+                }
+                assertTrue(Arrays.equals(blocks.get(partition), back.array()), "partition " + partition + " streamed");
+                position += blocks.get(partition).length;
             }
         }
     }
