@@ -27,7 +27,7 @@ import static java.util.Objects.requireNonNull;
  * and when the task's open batches together hold too much memory, all are flushed and released.
  *
  * <p>The payloads (serialized batches, on the heap until commit) are accounted with
- * {@link PayloadMemory}: each growth is asked for after the batch that caused it, and when less is
+ * {@link MemoryGrants}: each growth is asked for after the batch that caused it, and when less is
  * granted, or when Spark asks the task's consumers for memory ({@link #spill}), the open batches
  * are flushed and every payload's bytes go to one spill file of the task, read back at commit.
  * Not thread-safe (one per task).
@@ -46,7 +46,7 @@ public final class MapOutputEncoder
     private final PartitionBatchBuilder[] builders;
     private final PayloadBuffer[] payloads;
     private final int batchRowLimit;
-    private final PayloadMemory memory;
+    private final MemoryGrants memory;
     private final Callable<Path> spillFiles;
     private long rowsSinceMemoryCheck;
     private long serializeNanos;
@@ -66,11 +66,11 @@ public final class MapOutputEncoder
     /** Payload memory unlimited; a spill (only when asked) goes to a temporary file. */
     public MapOutputEncoder(StructType sparkSchema, int partitions, BufferAllocator allocator, EncodingSettings settings)
     {
-        this(sparkSchema, partitions, allocator, settings, PayloadMemory.UNLIMITED, () -> Files.createTempFile("ferry-map-spill", ".data"));
+        this(sparkSchema, partitions, allocator, settings, MemoryGrants.UNLIMITED, () -> Files.createTempFile("ferry-map-spill", ".data"));
     }
 
     /** {@code spillFiles} makes the task's spill file, once, on its first spill; it is deleted at {@link #close}. */
-    public MapOutputEncoder(StructType sparkSchema, int partitions, BufferAllocator allocator, EncodingSettings settings, PayloadMemory memory, Callable<Path> spillFiles)
+    public MapOutputEncoder(StructType sparkSchema, int partitions, BufferAllocator allocator, EncodingSettings settings, MemoryGrants memory, Callable<Path> spillFiles)
     {
         this.memory = requireNonNull(memory, "memory is null");
         this.spillFiles = requireNonNull(spillFiles, "spillFiles is null");

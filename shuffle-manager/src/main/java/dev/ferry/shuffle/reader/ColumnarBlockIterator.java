@@ -15,6 +15,7 @@ import dev.ferry.shuffle.ShuffleConfigKeys;
 import dev.ferry.shuffle.format.ArrowSchemas;
 import dev.ferry.shuffle.format.BlockDecoder;
 import dev.ferry.shuffle.format.CorruptBlockException;
+import dev.ferry.shuffle.format.MemoryGrants;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.store.MapOutputStore;
 import dev.ferry.shuffle.transport.BlockFetchException;
@@ -70,8 +71,9 @@ final class ColumnarBlockIterator
     private ColumnarBatch batch;
     private BlockDecoder decoder;
     private PendingBlock current;
-    // Spark's accounting of the fetched blocks, and what the block being decoded was granted.
-    private FetchAccount account = FetchAccount.NONE;
+    // Spark's accounting of the fetched blocks (after the transport fetched them: a smaller grant
+    // only means Spark had less to give), and what the block being decoded was granted.
+    private MemoryGrants account = MemoryGrants.UNLIMITED;
     private long currentAccounted;
     private long refetchedBlocks;
     private boolean batchReady;
@@ -298,7 +300,7 @@ final class ColumnarBlockIterator
     }
 
     /** Where the fetched blocks are accounted; set before the first {@code hasNext}. */
-    void account(FetchAccount account)
+    void account(MemoryGrants account)
     {
         this.account = requireNonNull(account, "account is null");
     }
@@ -332,26 +334,6 @@ final class ColumnarBlockIterator
     long refetchedBlocks()
     {
         return refetchedBlocks;
-    }
-
-    /** Spark's accounting of the reduce side's fetched blocks: asked after each fetch, given back when a block is consumed. */
-    interface FetchAccount
-    {
-        long acquire(long bytes);
-
-        void release(long bytes);
-
-        FetchAccount NONE = new FetchAccount()
-        {
-            @Override
-            public long acquire(long bytes)
-            {
-                return 0;
-            }
-
-            @Override
-            public void release(long bytes) {}
-        };
     }
 
     private record Received(PendingBlock block, BlockBytes bytes, long accounted)

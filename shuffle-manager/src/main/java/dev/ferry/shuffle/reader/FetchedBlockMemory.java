@@ -1,6 +1,7 @@
 package dev.ferry.shuffle.reader;
 
 import dev.ferry.shuffle.ShuffleConfigKeys;
+import dev.ferry.shuffle.format.SparkMemoryGrants;
 import org.apache.spark.memory.MemoryConsumer;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.memory.TaskMemoryManager;
@@ -15,8 +16,7 @@ import org.slf4j.LoggerFactory;
  * on-heap memory they are bounded by {@link ShuffleConfigKeys#TASK_ARROW_LIMIT_BYTES} instead.
  */
 final class FetchedBlockMemory
-        extends MemoryConsumer
-        implements ColumnarBlockIterator.FetchAccount
+        extends SparkMemoryGrants
 {
     private static final Logger LOG = LoggerFactory.getLogger(FetchedBlockMemory.class);
 
@@ -26,21 +26,6 @@ final class FetchedBlockMemory
     {
         super(memoryManager, MemoryMode.OFF_HEAP);
         this.blocks = blocks;
-    }
-
-    @Override
-    public long acquire(long bytes)
-    {
-        // The bytes are already here (the transport fetched them): a smaller grant only means Spark had less to give.
-        return acquireMemory(bytes);
-    }
-
-    @Override
-    public void release(long bytes)
-    {
-        if (bytes > 0) {
-            freeMemory(bytes);
-        }
     }
 
     @Override

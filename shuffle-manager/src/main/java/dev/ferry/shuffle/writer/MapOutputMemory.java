@@ -3,7 +3,7 @@ package dev.ferry.shuffle.writer;
 import java.io.IOException;
 
 import dev.ferry.shuffle.format.MapOutputEncoder;
-import dev.ferry.shuffle.format.PayloadMemory;
+import dev.ferry.shuffle.format.SparkMemoryGrants;
 import org.apache.spark.memory.MemoryConsumer;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.memory.TaskMemoryManager;
@@ -17,8 +17,7 @@ import org.slf4j.LoggerFactory;
  * spill file and gives the memory back, as Spark's own sort shuffle does with its pages.
  */
 final class MapOutputMemory
-        extends MemoryConsumer
-        implements PayloadMemory
+        extends SparkMemoryGrants
 {
     private static final Logger LOG = LoggerFactory.getLogger(MapOutputMemory.class);
 
@@ -33,20 +32,6 @@ final class MapOutputMemory
     void attach(MapOutputEncoder encoder)
     {
         this.encoder = encoder;
-    }
-
-    @Override
-    public long acquire(long bytes)
-    {
-        return acquireMemory(bytes);
-    }
-
-    @Override
-    public void release(long bytes)
-    {
-        if (bytes > 0) {
-            freeMemory(bytes);
-        }
     }
 
     @Override

@@ -35,7 +35,7 @@ class TestMapOutputSpill
 
     /** Grants at most {@code budget} bytes outstanding, like an execution pool with that much free. */
     static final class Budget
-            implements PayloadMemory
+            implements MemoryGrants
     {
         private final long budget;
         long outstanding;

@@ -15,6 +15,7 @@ import dev.ferry.shuffle.format.ChecksumAlgorithm;
 import dev.ferry.shuffle.format.CompressionKind;
 import dev.ferry.shuffle.format.EncodingSettings;
 import dev.ferry.shuffle.format.MapOutputEncoder;
+import dev.ferry.shuffle.format.NonSpillingConsumer;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.store.HostMapOutputStore;
 import dev.ferry.shuffle.store.MapOutputId;
@@ -27,7 +28,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.FetchFailed;
 import org.apache.spark.SparkConf;
-import org.apache.spark.memory.MemoryConsumer;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.memory.TaskMemoryManager;
 import org.apache.spark.memory.UnifiedMemoryManager;
@@ -270,7 +270,7 @@ class TestColumnarBlockIterator
             }
             long held = memory.getUsed();
             assertTrue(held > 0, "the four fetched blocks were accounted");
-            OffHeapHungry other = new OffHeapHungry(task);
+            NonSpillingConsumer other = new NonSpillingConsumer(task, MemoryMode.OFF_HEAP);
             long wanted = pool - held / 4 * 2;
             long granted = other.acquireMemory(wanted);
             assertEquals(wanted, granted, "the other consumer got what the reader gave back");
@@ -290,22 +290,6 @@ class TestColumnarBlockIterator
         assertEquals(2, requests.size(), "one request, then the given-back blocks fetched again");
         assertEquals(3, requests.get(1).size());
         assertEquals(0, task.cleanUpAllAllocatedMemory());
-    }
-
-    /** An off-heap consumer that cannot spill. */
-    private static final class OffHeapHungry
-            extends MemoryConsumer
-    {
-        OffHeapHungry(TaskMemoryManager task)
-        {
-            super(task, MemoryMode.OFF_HEAP);
-        }
-
-        @Override
-        public long spill(long size, MemoryConsumer trigger)
-        {
-            return 0;
-        }
     }
 
     /**

@@ -8,10 +8,10 @@ import dev.ferry.shuffle.format.ChecksumAlgorithm;
 import dev.ferry.shuffle.format.CompressionKind;
 import dev.ferry.shuffle.format.EncodingSettings;
 import dev.ferry.shuffle.format.MapOutputEncoder;
+import dev.ferry.shuffle.format.NonSpillingConsumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.SparkConf;
-import org.apache.spark.memory.MemoryConsumer;
 import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.memory.TaskMemoryManager;
 import org.apache.spark.memory.UnifiedMemoryManager;
@@ -59,7 +59,7 @@ class TestMapOutputMemory
             assertTrue(held > POOL / 4, "the payloads were accounted as execution memory: " + held);
             assertEquals(held, task.getMemoryConsumptionForThisTask());
 
-            Hungry other = new Hungry(task);
+            NonSpillingConsumer other = new NonSpillingConsumer(task, MemoryMode.ON_HEAP);
             long wanted = POOL - POOL / 8;
             assertEquals(wanted, other.acquireMemory(wanted), "the other consumer got what Ferry gave back");
             assertEquals(0, memory.getUsed(), "Ferry holds nothing after its spill");
@@ -71,21 +71,5 @@ class TestMapOutputMemory
         }
         assertEquals(0, memory.getUsed(), "closing the encoder gave back what it held");
         assertEquals(0, task.cleanUpAllAllocatedMemory(), "nothing left for Spark to reclaim at task end");
-    }
-
-    /** A consumer that cannot spill, like a hash join's build side. */
-    private static final class Hungry
-            extends MemoryConsumer
-    {
-        Hungry(TaskMemoryManager task)
-        {
-            super(task, MemoryMode.ON_HEAP);
-        }
-
-        @Override
-        public long spill(long size, MemoryConsumer trigger)
-        {
-            return 0;
-        }
     }
 }
