@@ -47,13 +47,23 @@ final class FerrySessions
     {
         SparkSession.Builder builder = builder("local-cluster[2,1,1024]");
         settings.forEach(builder::config);
+        return localCluster(builder, "768m", "-Xss4m");
+    }
+
+    /**
+     * {@code builder}'s local-cluster master with two executors of {@code executorMemory} heap
+     * (the worker size in the master must hold it) and {@code javaOptions}; waits for both.
+     */
+    static SparkSession localCluster(SparkSession.Builder builder, String executorMemory, String javaOptions)
+            throws InterruptedException
+    {
         SparkSession spark = builder
                 .config("spark.plugins", "dev.ferry.FerryPlugin")
-                .config("spark.executor.memory", "768m")
+                .config("spark.executor.memory", executorMemory)
                 .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")
                 .config("spark.executorEnv.SPARK_TESTING", "1")
                 .config("spark.executor.extraClassPath", System.getProperty("java.class.path"))
-                .config("spark.executor.extraJavaOptions", "-Xss4m")
+                .config("spark.executor.extraJavaOptions", javaOptions)
                 .getOrCreate();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (spark.sparkContext().statusTracker().getExecutorInfos().length < 3) {

@@ -1,9 +1,5 @@
 package dev.ferry.it;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -19,14 +15,6 @@ final class TpchQueries
 
     static String sql(String name)
     {
-        try (InputStream in = TpchQueries.class.getResourceAsStream("/tpch/" + name + ".sql")) {
-            if (in == null) {
-                throw new IllegalArgumentException("No TPC-H query /tpch/" + name + ".sql on the test class path");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return QueryTexts.read("/tpch/" + name + ".sql");
     }
 }

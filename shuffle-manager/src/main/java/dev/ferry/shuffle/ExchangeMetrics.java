@@ -25,6 +25,7 @@ public final class ExchangeMetrics
 
     public static final String DATA_SIZE = "dataSize";
     public static final String SPILL_SIZE = "ferrySpillSize";
+    public static final String MEMORY_SPILLED = "ferryMemorySpilled";
     public static final String CORRUPT_BLOCKS = "ferryCorruptBlocks";
     public static final String ROUTE_LOCAL = "LOCAL";
     /** Routes the reader may report; a route not listed here is counted under its own name in logs only. */
@@ -33,13 +34,15 @@ public final class ExchangeMetrics
 
     private final SQLMetric dataSize;
     private final SQLMetric spillSize;
+    private final SQLMetric memorySpilled;
     private final SQLMetric corruptBlocks;
     private final Map<String, SQLMetric> routeMetrics;
 
-    private ExchangeMetrics(SQLMetric dataSize, SQLMetric spillSize, SQLMetric corruptBlocks, Map<String, SQLMetric> routeMetrics)
+    private ExchangeMetrics(SQLMetric dataSize, SQLMetric spillSize, SQLMetric memorySpilled, SQLMetric corruptBlocks, Map<String, SQLMetric> routeMetrics)
     {
         this.dataSize = requireNonNull(dataSize, "dataSize is null");
         this.spillSize = requireNonNull(spillSize, "spillSize is null");
+        this.memorySpilled = requireNonNull(memorySpilled, "memorySpilled is null");
         this.corruptBlocks = requireNonNull(corruptBlocks, "corruptBlocks is null");
         this.routeMetrics = requireNonNull(routeMetrics, "routeMetrics is null");
     }
@@ -54,6 +57,7 @@ public final class ExchangeMetrics
         return new ExchangeMetrics(
                 SQLMetrics.createSizeMetric(context, "data size", -1),
                 SQLMetrics.createSizeMetric(context, "ferry map output spilled to disk", -1),
+                SQLMetrics.createSizeMetric(context, "ferry map output memory given back (spilled)", -1),
                 SQLMetrics.createMetric(context, "ferry corrupt blocks detected"),
                 routes);
     }
@@ -66,7 +70,7 @@ public final class ExchangeMetrics
             routes.put(routeBytesKey(route), new SQLMetric("size", -1));
             routes.put(routeBlocksKey(route), new SQLMetric("sum", 0));
         }
-        return new ExchangeMetrics(new SQLMetric("size", -1), new SQLMetric("size", -1), new SQLMetric("sum", 0), routes);
+        return new ExchangeMetrics(new SQLMetric("size", -1), new SQLMetric("size", -1), new SQLMetric("size", -1), new SQLMetric("sum", 0), routes);
     }
 
     public static String routeBytesKey(String route)
@@ -87,6 +91,12 @@ public final class ExchangeMetrics
     public SQLMetric spillSize()
     {
         return spillSize;
+    }
+
+    /** Execution memory the map side gave back by spilling its payloads (when Spark asked, or granted less). */
+    public SQLMetric memorySpilled()
+    {
+        return memorySpilled;
     }
 
     public SQLMetric corruptBlocks()
@@ -118,6 +128,7 @@ public final class ExchangeMetrics
         Map<String, SQLMetric> all = new LinkedHashMap<>();
         all.put(DATA_SIZE, dataSize);
         all.put(SPILL_SIZE, spillSize);
+        all.put(MEMORY_SPILLED, memorySpilled);
         all.put(CORRUPT_BLOCKS, corruptBlocks);
         all.putAll(routeMetrics);
         return all;

@@ -85,9 +85,10 @@ public final class FerryShuffleRuntime
     private final BlockServer server;
     private final Path localDirectory;
     private final long maxBytesInFlight;
+    private final long taskArrowLimit;
 
     private FerryShuffleRuntime(String executorId, BlockManagerId location, BufferAllocator allocator, MapOutputStore store, ShuffleTransport transport, BlockServer server,
-            Path localDirectory, long maxBytesInFlight)
+            Path localDirectory, long maxBytesInFlight, long taskArrowLimit)
     {
         this.executorId = requireNonNull(executorId, "executorId is null");
         this.location = requireNonNull(location, "location is null");
@@ -97,12 +98,14 @@ public final class FerryShuffleRuntime
         this.server = requireNonNull(server, "server is null");
         this.localDirectory = requireNonNull(localDirectory, "localDirectory is null");
         this.maxBytesInFlight = maxBytesInFlight;
+        this.taskArrowLimit = taskArrowLimit;
     }
 
     /** Builds the runtime of the executor this JVM runs, from SparkEnv. */
     public static FerryShuffleRuntime start(ConfigSource config)
     {
         SparkEnv env = SparkEnv.get();
+        long taskArrowLimit = taskArrowLimit(config);
         BlockManager blockManager = env.blockManager();
         Path localDirectory = localDirectory(blockManager, env.executorId());
         BufferAllocator allocator = ArrowUtils.rootAllocator().newChildAllocator("ferry-shuffle-" + env.executorId(), 0, Long.MAX_VALUE);
@@ -169,7 +172,7 @@ public final class FerryShuffleRuntime
                     auth.enabled() ? (auth.encrypt() ? ", authenticated and encrypted" : ", authenticated") : "",
                     topology.map(known -> ", routes by topology " + known.cluster().name() + " from " + known.place()).orElse(""));
             return new FerryShuffleRuntime(env.executorId(), location, allocator, store, transport, server, localDirectory,
-                    ShuffleConfigKeys.MAX_BYTES_IN_FLIGHT.get(config));
+                    ShuffleConfigKeys.MAX_BYTES_IN_FLIGHT.get(config), taskArrowLimit);
         }
         catch (IOException e) {
             closeAll(store, transport, allocator);
@@ -179,6 +182,17 @@ public final class FerryShuffleRuntime
             closeAll(store, transport, allocator);
             throw e;
         }
+    }
+
+    private static long taskArrowLimit(ConfigSource config)
+    {
+        long limit = ShuffleConfigKeys.TASK_ARROW_LIMIT_BYTES.get(config);
+        long buffered = ShuffleConfigKeys.MAP_BUFFER_BYTES.get(config);
+        if (limit <= buffered) {
+            throw new IllegalArgumentException(ShuffleConfigKeys.TASK_ARROW_LIMIT_BYTES.name() + " (" + limit + ") must exceed "
+                    + ShuffleConfigKeys.MAP_BUFFER_BYTES.name() + " (" + buffered + "): a map task's open batches alone may take that much");
+        }
+        return limit;
     }
 
     /** Spark's own authentication: on with {@code spark.authenticate}, with the secret Spark's SecurityManager holds (set in conf or handed to executors). */
@@ -323,6 +337,12 @@ public final class FerryShuffleRuntime
     public long maxBytesInFlight()
     {
         return maxBytesInFlight;
+    }
+
+    /** The Arrow memory one task's shuffle writer or reader may hold ({@code spark.ferry.shuffle.task.arrowLimitBytes}). */
+    public long taskArrowLimit()
+    {
+        return taskArrowLimit;
     }
 
     public Optional<Path> localDirectory()

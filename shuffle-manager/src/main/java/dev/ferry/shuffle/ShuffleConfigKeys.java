@@ -27,6 +27,12 @@ public final class ShuffleConfigKeys
             "Target size of one Arrow batch of one reduce partition on the map side (uncompressed).");
     public static final ConfigKey<Long> MAP_BUFFER_BYTES = ConfigKey.bytes("spark.ferry.shuffle.write.maxBufferedBytes", "64m",
             "Arrow memory one map task may hold in unfinished batches before it flushes all of them early.");
+    public static final ConfigKey<Long> TASK_ARROW_LIMIT_BYTES = ConfigKey.bytes("spark.ferry.shuffle.task.arrowLimitBytes", "1g",
+            "Most Arrow (off-heap) memory one task's Ferry shuffle writer or reader may hold: the map side's open batches, "
+                    + "the reduce side's fetched blocks and the batches handed to Spark. This memory is outside Spark's memory "
+                    + "manager (unless it is counted there, it is counted here); its peak is added to the task's peak execution "
+                    + "memory. A task that needs more fails with an error naming this key. Must exceed "
+                    + "spark.ferry.shuffle.write.maxBufferedBytes.");
     public static final ConfigKey<ShuffleStage> STAGE = ConfigKey.choice("spark.ferry.shuffle.stage", ShuffleStage.class, ShuffleStage.AUTO,
             "Where map outputs are kept: auto keeps a block where its producer's batch is (host for Spark's CPU operators), "
                     + "device stages blocks in GPU memory through the device runtime's tiered store, host keeps them in "
@@ -56,7 +62,7 @@ public final class ShuffleConfigKeys
     @Override
     public List<ConfigKey<?>> keys()
     {
-        return List.of(ENABLED, CODEC, ZSTD_LEVEL, MIN_COMPRESS_BYTES, BATCH_TARGET_BYTES, MAP_BUFFER_BYTES, STAGE, HOST_MEMORY_BYTES,
+        return List.of(ENABLED, CODEC, ZSTD_LEVEL, MIN_COMPRESS_BYTES, BATCH_TARGET_BYTES, MAP_BUFFER_BYTES, TASK_ARROW_LIMIT_BYTES, STAGE, HOST_MEMORY_BYTES,
                 MAX_BYTES_IN_FLIGHT, TCP_PORT, TCP_TIMEOUT_MILLIS, TCP_MAX_FRAME_BYTES, EXECUTOR_PLACEMENT);
     }
 }

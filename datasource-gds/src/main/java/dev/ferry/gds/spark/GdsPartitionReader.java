@@ -22,6 +22,7 @@ import dev.ferry.gds.route.RouteChooser;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.ParquetReadOptions;
+import org.apache.spark.TaskContext;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.sources.Filter;
@@ -173,6 +174,12 @@ final class GdsPartitionReader
         finally {
             prefetcher.ifPresent(ExecutorService::shutdownNow);
             readPool.ifPresent(ExecutorService::shutdownNow);
+            // The scan's Arrow batches are memory Spark's memory manager does not see: their peak
+            // goes into the task's peak execution memory, as Ferry's shuffle does with its own.
+            TaskContext task = TaskContext.get();
+            if (task != null) {
+                task.taskMetrics().incPeakExecutionMemory(allocator.getPeakMemoryAllocation());
+            }
             allocator.close();
         }
     }

@@ -18,6 +18,15 @@ public final class BlockChecksums
             return 0;
         }
         checksum.update(payload.duplicate());
+        return finish(checksum, rows, batches);
+    }
+
+    /** The value of a checksum the payload was fed to piece by piece ({@code null} for no checksum): the counts go in last. */
+    static long finish(Checksum checksum, long rows, int batches)
+    {
+        if (checksum == null) {
+            return 0;
+        }
         ByteBuffer counts = ByteBuffer.allocate(Long.BYTES + Integer.BYTES);
         counts.putLong(rows).putInt(batches).flip();
         checksum.update(counts);

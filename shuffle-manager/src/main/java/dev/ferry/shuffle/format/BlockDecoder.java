@@ -4,6 +4,7 @@ import java.io.IOException;
 
 import org.apache.arrow.flatbuf.MessageHeader;
 import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ReadChannel;
@@ -94,8 +95,12 @@ public final class BlockDecoder
         catch (CorruptBlockException e) {
             throw e;
         }
+        catch (OutOfMemoryException e) {
+            // The task's Arrow limit, not the block's bytes: never reported as corruption (that would rerun the map stage).
+            throw e;
+        }
         catch (IOException | RuntimeException e) {
-throw new CorruptBlockException("Batch " + batchesRead + " of the block cannot be decoded: " + e.getMessage(), e);
+            throw new CorruptBlockException("Batch " + batchesRead + " of the block cannot be decoded: " + e.getMessage(), e);
         }
     }
 

@@ -1,9 +1,16 @@
 package dev.ferry.shuffle.format;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.zip.Checksum;
 
 import dev.ferry.shuffle.store.EncodedMapOutput;
 import org.apache.arrow.memory.BufferAllocator;
@@ -18,6 +25,11 @@ import static java.util.Objects.requireNonNull;
  * One map task's output being built: rows are appended to the open Arrow batch of their reduce
  * partition; a batch that reaches the target size is serialized onto that partition's payload,
  * and when the task's open batches together hold too much memory, all are flushed and released.
+ *
+ * <p>The payloads (serialized batches, on the heap until commit) are accounted with
+ * {@link MemoryGrants}: each growth is asked for after the batch that caused it, and when less is
+ * granted, or when Spark asks the task's consumers for memory ({@link #spill}), the open batches
+ * are flushed and every payload's bytes go to one spill file of the task, read back at commit.
  * Not thread-safe (one per task).
  */
 public final class MapOutputEncoder
@@ -34,13 +46,34 @@ public final class MapOutputEncoder
     private final PartitionBatchBuilder[] builders;
     private final PayloadBuffer[] payloads;
     private final int batchRowLimit;
+    private final MemoryGrants memory;
+    private final Callable<Path> spillFiles;
     private long rowsSinceMemoryCheck;
     private long serializeNanos;
     private long records;
     private long earlyFlushes;
+    // Heap granted for the payloads and not yet given back, and the most it ever was.
+    private long heldBytes;
+    private long peakHeldBytes;
+    private Path spillPath;
+    private FileChannel spillChannel;
+    private long spilledBytes;
+    private long freedBySpills;
+    private int spills;
+    private boolean spilling;
+    private boolean closed;
 
+    /** Payload memory unlimited; a spill (only when asked) goes to a temporary file. */
     public MapOutputEncoder(StructType sparkSchema, int partitions, BufferAllocator allocator, EncodingSettings settings)
     {
+        this(sparkSchema, partitions, allocator, settings, MemoryGrants.UNLIMITED, () -> Files.createTempFile("ferry-map-spill", ".data"));
+    }
+
+    /** {@code spillFiles} makes the task's spill file, once, on its first spill; it is deleted at {@link #close}. */
+    public MapOutputEncoder(StructType sparkSchema, int partitions, BufferAllocator allocator, EncodingSettings settings, MemoryGrants memory, Callable<Path> spillFiles)
+    {
+        this.memory = requireNonNull(memory, "memory is null");
+        this.spillFiles = requireNonNull(spillFiles, "spillFiles is null");
         this.schema = ArrowSchemas.toArrow(requireNonNull(sparkSchema, "sparkSchema is null"));
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.settings = requireNonNull(settings, "settings is null");
@@ -83,9 +116,77 @@ public final class MapOutputEncoder
         }
         // Timed per batch, not per row: a clock read costs about 40 ns on a VM, and two per row
         // were 0.8 s of CPU per 10 million rows.
+        long heapBefore = payload.heapBytes();
         long start = System.nanoTime();
         builders[partition].flushTo(payload, codec);
         serializeNanos += System.nanoTime() - start;
+        if (!spilling) {
+            reserve(payload.heapBytes() - heapBefore);
+        }
+    }
+
+    /** Accounts {@code bytes} more of payload heap; spills every payload when fewer are granted. */
+    private void reserve(long bytes)
+            throws IOException
+    {
+        if (bytes <= 0) {
+            return;
+        }
+        int spillsBefore = spills;
+        long granted = memory.acquire(bytes);
+        if (spills != spillsBefore) {
+            // Spark made this encoder spill to find the memory: the payloads it was for are on disk now.
+            memory.release(granted);
+            return;
+        }
+        heldBytes += granted;
+        peakHeldBytes = Math.max(peakHeldBytes, heldBytes);
+        if (granted < bytes) {
+            spill();
+        }
+    }
+
+    /**
+     * Gives back all the memory this encoder can: serializes and releases the open batches and
+     * moves every payload's bytes to the task's spill file. Returns the payload heap given back
+     * (the Arrow memory of the open batches is freed too, outside Spark's accounting).
+     */
+    public long spill()
+            throws IOException
+    {
+        if (closed || spilling) {
+            return 0;
+        }
+        spilling = true;
+        try {
+            flushAndRelease();
+            if (spillChannel == null) {
+                try {
+                    spillPath = spillFiles.call();
+                }
+                catch (IOException e) {
+                    throw e;
+                }
+                catch (Exception e) {
+                    throw new IOException("Cannot create a spill file for the map output: " + e.getMessage(), e);
+                }
+                spillChannel = FileChannel.open(spillPath, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+            }
+            for (PayloadBuffer payload : payloads) {
+                if (payload != null) {
+                    spilledBytes += payload.spillTo(spillChannel, spilledBytes);
+                }
+            }
+            long freed = heldBytes;
+            memory.release(freed);
+            heldBytes = 0;
+            freedBySpills += freed;
+            spills++;
+            return freed;
+        }
+        finally {
+            spilling = false;
+        }
     }
 
     private void flushAndRelease()
@@ -94,8 +195,11 @@ public final class MapOutputEncoder
         for (int partition = 0; partition < builders.length; partition++) {
             if (builders[partition] != null) {
                 flush(partition);
-                builders[partition].close();
-                builders[partition] = null;
+                // The flush's memory request may have made the encoder spill, which released the builder already.
+                if (builders[partition] != null) {
+                    builders[partition].close();
+                    builders[partition] = null;
+                }
             }
         }
     }
@@ -118,7 +222,7 @@ public final class MapOutputEncoder
     public long blockLength(int partition)
     {
         PayloadBuffer payload = payloads[partition];
-        return payload == null || payload.rows() == 0 ? 0 : BlockHeader.LENGTH + payload.size();
+        return payload == null || payload.rows() == 0 ? 0 : BlockHeader.LENGTH + payload.length();
     }
 
     public long[] blockLengths()
@@ -151,17 +255,45 @@ public final class MapOutputEncoder
         return sizes;
     }
 
-    /** Writes the block (header then payload) at {@code target}'s position; the caller sized it with {@link #blockLength}. */
+    /**
+     * Writes the block (header then payload) at {@code target}'s position; the caller sized it with
+     * {@link #blockLength}. The payload goes first (spilled parts read back from the spill file),
+     * then its checksum is taken where it landed and the header written in front of it.
+     */
     @Override
     public void writeBlock(int partition, ByteBuffer target)
     {
         PayloadBuffer payload = payloads[partition];
-        ByteBuffer bytes = payload.bytes();
-        long checksum = BlockChecksums.compute(settings.checksum(), bytes, payload.rows(), payload.batches());
-        new BlockHeader(settings.checksum(), checksum, payload.rows(), payload.batches(), payload.size()).writeTo(target);
+        int length = Math.toIntExact(payload.length());
         ByteBuffer body = target.duplicate();
         body.position(target.position() + BlockHeader.LENGTH);
-        body.put(bytes);
+        ByteBuffer written = body.slice();
+        written.limit(length);
+        try {
+            payload.copyTo(body, spillChannel);
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("Cannot read back the spilled part of map output block " + partition + " from " + spillPath + ": " + e.getMessage(), e);
+        }
+        long checksum = BlockChecksums.compute(settings.checksum(), written, payload.rows(), payload.batches());
+        new BlockHeader(settings.checksum(), checksum, payload.rows(), payload.batches(), length).writeTo(target);
+    }
+
+    /** Streams the block into {@code file}: the payload first (through one 64 KiB chunk), then the header with its checksum in front of it. */
+    @Override
+    public void writeBlock(int partition, FileChannel file, long position)
+            throws IOException
+    {
+        PayloadBuffer payload = payloads[partition];
+        Checksum checksum = settings.checksum().newChecksum();
+        payload.transferTo(file, position + BlockHeader.LENGTH, spillChannel, checksum, ByteBuffer.allocate(64 * 1024));
+        ByteBuffer header = ByteBuffer.allocate(BlockHeader.LENGTH);
+        new BlockHeader(settings.checksum(), BlockChecksums.finish(checksum, payload.rows(), payload.batches()), payload.rows(), payload.batches(),
+                Math.toIntExact(payload.length())).writeTo(header);
+        long at = position;
+        while (header.hasRemaining()) {
+            at += file.write(header, at);
+        }
     }
 
     /** Uncompressed Arrow bytes of every batch serialized so far (the data size AQE plans with). */
@@ -190,10 +322,54 @@ public final class MapOutputEncoder
         return earlyFlushes;
     }
 
+    /** How many times the encoder spilled, the payload heap those spills gave back, and the bytes they wrote to disk. */
+    public int spills()
+    {
+        return spills;
+    }
+
+    public long memoryBytesSpilled()
+    {
+        return freedBySpills;
+    }
+
+    public long diskBytesSpilled()
+    {
+        return spilledBytes;
+    }
+
+    /** Payload heap accounted now (granted and not given back). */
+    public long heldBytes()
+    {
+        return heldBytes;
+    }
+
+    /** The most payload heap this encoder held at once. */
+    public long peakHeldBytes()
+    {
+        return peakHeldBytes;
+    }
+
+    /** Releases the Arrow memory, gives back the accounted heap and deletes the spill file. */
     @Override
     public void close()
     {
+        if (closed) {
+            return;
+        }
+        closed = true;
         List<RuntimeException> failures = new ArrayList<>();
+        memory.release(heldBytes);
+        heldBytes = 0;
+        if (spillChannel != null) {
+            try {
+                spillChannel.close();
+                Files.deleteIfExists(spillPath);
+            }
+            catch (IOException e) {
+                failures.add(new UncheckedIOException("Cannot delete map output spill file " + spillPath, e));
+            }
+        }
         for (int partition = 0; partition < builders.length; partition++) {
             if (builders[partition] != null) {
                 try {

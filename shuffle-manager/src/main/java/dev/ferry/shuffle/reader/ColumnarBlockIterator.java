@@ -11,9 +11,11 @@ import java.util.concurrent.TimeUnit;
 import dev.ferry.arrow.DirectArrowColumnVector;
 import dev.ferry.shuffle.ExchangeMetrics;
 import dev.ferry.shuffle.PeerEndpoints;
+import dev.ferry.shuffle.ShuffleConfigKeys;
 import dev.ferry.shuffle.format.ArrowSchemas;
 import dev.ferry.shuffle.format.BlockDecoder;
 import dev.ferry.shuffle.format.CorruptBlockException;
+import dev.ferry.shuffle.format.MemoryGrants;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.store.MapOutputStore;
 import dev.ferry.shuffle.transport.BlockFetchException;
@@ -22,6 +24,7 @@ import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -68,6 +71,11 @@ final class ColumnarBlockIterator
     private ColumnarBatch batch;
     private BlockDecoder decoder;
     private PendingBlock current;
+    // Spark's accounting of the fetched blocks (after the transport fetched them: a smaller grant
+    // only means Spark had less to give), and what the block being decoded was granted.
+    private MemoryGrants account = MemoryGrants.UNLIMITED;
+    private long currentAccounted;
+    private long refetchedBlocks;
     private boolean batchReady;
     private boolean closed;
 
@@ -101,7 +109,15 @@ final class ColumnarBlockIterator
                 if (decoder != null) {
                     closeRoot();
                     VectorSchemaRoot next = VectorSchemaRoot.create(arrowSchema, allocator);
-                    if (decoder.loadNext(next)) {
+                    boolean loaded;
+                    try {
+                        loaded = decoder.loadNext(next);
+                    }
+                    catch (CorruptBlockException | RuntimeException e) {
+                        next.close();
+                        throw e;
+                    }
+                    if (loaded) {
                         root = next;
                         batch = newBatch(next);
                         readMetrics.incRecordsRead(next.getRowCount());
@@ -112,6 +128,8 @@ final class ColumnarBlockIterator
                     decoder.close();
                     decoder = null;
                     current = null;
+                    account.release(currentAccounted);
+                    currentAccounted = 0;
                 }
                 if (!openNextBlock()) {
                     close();
@@ -123,6 +141,16 @@ final class ColumnarBlockIterator
             exchangeMetrics.corruptBlocks().add(1);
             throw fetchFailed(current, "Corrupt block " + current.ref() + ": " + e.getMessage(), e);
         }
+        catch (OutOfMemoryException e) {
+            throw arrowLimitExceeded(e);
+        }
+    }
+
+    private IllegalStateException arrowLimitExceeded(OutOfMemoryException e)
+    {
+        return new IllegalStateException("Ferry shuffle " + shuffleId + " reader of block " + (current == null ? "?" : current.ref()) + " needs more Arrow memory than "
+                + ShuffleConfigKeys.TASK_ARROW_LIMIT_BYTES.name() + " (" + allocator.getLimit() + " bytes; " + allocator.getAllocatedMemory()
+                + " held): raise it or lower spark.ferry.shuffle.fetch.maxBytesInFlight. " + e.getMessage(), e);
     }
 
     @Override
@@ -167,6 +195,7 @@ final class ColumnarBlockIterator
         if (!received.isEmpty()) {
             Received next = received.poll();
             current = next.block;
+            currentAccounted = next.accounted;
             decoder = new BlockDecoder(next.bytes.takeBuffer(), next.bytes.length());
             return true;
         }
@@ -203,7 +232,14 @@ final class ColumnarBlockIterator
         try {
             fetched = transport.fetch(peer, refs, allocator);
         }
+        catch (OutOfMemoryException e) {
+            throw arrowLimitExceeded(e);
+        }
         catch (IOException | RuntimeException e) {
+            OutOfMemoryException limit = arrowLimitCause(e);
+            if (limit != null) {
+                throw arrowLimitExceeded(limit);
+            }
             // Blame the block the transport says failed, so Spark reruns the right map task; a
             // failure not pinned on one block (connect, auth) is charged to the request's first.
             PendingBlock failed = BlockFetchException.blockOf(e)
@@ -220,8 +256,19 @@ final class ColumnarBlockIterator
             readMetrics.incRemoteBlocksFetched(1);
             readMetrics.incRemoteBytesRead(bytes.length());
             exchangeMetrics.addRoute(fetched.routeOf(i), bytes.length());
-            received.add(new Received(request.get(i), bytes));
+            received.add(new Received(request.get(i), bytes, account.acquire(bytes.length())));
         }
+    }
+
+    /** The task's Arrow limit somewhere in a transport failure's causes, or null. */
+    private static OutOfMemoryException arrowLimitCause(Throwable failure)
+    {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof OutOfMemoryException limit) {
+                return limit;
+            }
+        }
+        return null;
     }
 
     private RuntimeException fetchFailed(PendingBlock block, String message, Throwable cause)
@@ -243,12 +290,53 @@ final class ColumnarBlockIterator
             decoder = null;
         }
         while (!received.isEmpty()) {
-            received.poll().bytes.close();
+            Received dropped = received.poll();
+            dropped.bytes.close();
+            account.release(dropped.accounted);
         }
+        account.release(currentAccounted);
+        currentAccounted = 0;
         closeRoot();
     }
 
-    private record Received(PendingBlock block, BlockBytes bytes)
+    /** Where the fetched blocks are accounted; set before the first {@code hasNext}. */
+    void account(MemoryGrants account)
+    {
+        this.account = requireNonNull(account, "account is null");
+    }
+
+    /**
+     * Gives back the blocks fetched and not yet opened: released now and fetched again, in the
+     * same order, when their turn comes (the peer still has them). Returns the accounted bytes
+     * given back. The block being decoded and the batch handed out stay.
+     */
+    long releaseQueued()
+    {
+        if (closed || received.isEmpty()) {
+            return 0;
+        }
+        List<PendingBlock> again = new ArrayList<>(received.size());
+        long freed = 0;
+        while (!received.isEmpty()) {
+            Received dropped = received.poll();
+            again.add(dropped.block);
+            dropped.bytes.close();
+            account.release(dropped.accounted);
+            freed += dropped.accounted;
+        }
+        // The queue only ever holds one request's blocks, all from one peer.
+        remoteRequests.addFirst(again);
+        refetchedBlocks += again.size();
+        return freed;
+    }
+
+    /** Blocks given back by {@link #releaseQueued} and fetched again. */
+    long refetchedBlocks()
+    {
+        return refetchedBlocks;
+    }
+
+    private record Received(PendingBlock block, BlockBytes bytes, long accounted)
     {
     }
 }

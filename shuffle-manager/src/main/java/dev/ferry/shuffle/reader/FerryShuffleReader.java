@@ -12,6 +12,7 @@ import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
+import org.apache.spark.memory.MemoryMode;
 import org.apache.spark.shuffle.ShuffleReadMetricsReporter;
 import org.apache.spark.shuffle.ShuffleReader;
 import org.apache.spark.storage.BlockId;
@@ -86,7 +87,7 @@ public final class FerryShuffleReader<K, C>
             }
         }
         ArrowShuffleSerializer serializer = handle.serializer();
-        BufferAllocator allocator = runtime.allocator().newChildAllocator("ferry-reduce-" + context.taskAttemptId(), 0, Long.MAX_VALUE);
+        BufferAllocator allocator = runtime.allocator().newChildAllocator("ferry-reduce-" + context.taskAttemptId(), 0, runtime.taskArrowLimit());
         ColumnarBlockIterator iterator;
         try {
             iterator = new ColumnarBlockIterator(handle.shuffleId(), runtime.executorId(), runtime.store(), runtime.transport(), allocator, serializer.schema(),
@@ -96,8 +97,14 @@ public final class FerryShuffleReader<K, C>
             allocator.close();
             throw e;
         }
+        if (context.taskMemoryManager().getTungstenMemoryMode() == MemoryMode.OFF_HEAP) {
+            iterator.account(new FetchedBlockMemory(context.taskMemoryManager(), iterator));
+        }
         context.addTaskCompletionListener((TaskCompletionListener) completed -> {
             iterator.close();
+            // The fetched blocks and the batches handed to Spark are Arrow memory Spark's memory
+            // manager does not see: their peak goes into the task's peak execution memory.
+            completed.taskMetrics().incPeakExecutionMemory(allocator.getPeakMemoryAllocation());
             allocator.close();
             completed.taskMetrics().mergeShuffleReadMetrics();
         });

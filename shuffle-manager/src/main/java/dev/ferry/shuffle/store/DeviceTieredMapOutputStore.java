@@ -12,6 +12,7 @@ import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.pool.BlockLease;
 import dev.ferry.device.pool.DeviceMemoryPool;
 import dev.ferry.device.pool.StoredBlock;
+import dev.ferry.device.pool.TierMetrics;
 import dev.ferry.device.pool.TieredShuffleStore;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
@@ -203,6 +204,12 @@ public final class DeviceTieredMapOutputStore
     public long diskBytes()
     {
         return tiers.metrics().diskBytes();
+    }
+
+    /** Blocks and bytes per tier, and how many blocks spilled from the device to host and from host to disk. */
+    public TierMetrics tierMetrics()
+    {
+        return tiers.metrics();
     }
 
     @Override

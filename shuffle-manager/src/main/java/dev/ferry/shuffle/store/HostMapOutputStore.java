@@ -171,11 +171,7 @@ public final class HostMapOutputStore
             for (int partition = 0; partition < output.partitions(); partition++) {
                 long length = offsets[partition + 1] - offsets[partition];
                 if (length > 0) {
-                    ByteBuffer block = ByteBuffer.allocate(Math.toIntExact(length));
-                    output.writeBlock(partition, block);
-                    while (block.hasRemaining()) {
-                        channel.write(block);
-                    }
+                    output.writeBlock(partition, channel, offsets[partition]);
                 }
             }
         }

@@ -8,6 +8,7 @@ import dev.ferry.shuffle.FerryShuffleRuntime;
 import dev.ferry.shuffle.format.MapOutputEncoder;
 import dev.ferry.shuffle.store.MapOutputId;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.TaskContext;
 import org.apache.spark.scheduler.MapStatus;
 import org.apache.spark.shuffle.ShuffleWriteMetricsReporter;
@@ -53,8 +54,11 @@ public final class FerryShuffleWriter<K, V>
     {
         ArrowShuffleSerializer serializer = handle.serializer();
         int partitions = handle.numPartitions();
-        try (BufferAllocator allocator = runtime.allocator().newChildAllocator("ferry-map-" + mapId, 0, Long.MAX_VALUE);
-                MapOutputEncoder encoder = new MapOutputEncoder(serializer.schema(), partitions, allocator, serializer.encoding())) {
+        MapOutputMemory memory = new MapOutputMemory(context.taskMemoryManager());
+        try (BufferAllocator allocator = runtime.allocator().newChildAllocator("ferry-map-" + mapId, 0, runtime.taskArrowLimit());
+                MapOutputEncoder encoder = new MapOutputEncoder(serializer.schema(), partitions, allocator, serializer.encoding(), memory,
+                        () -> SparkEnv.get().blockManager().diskBlockManager().createTempLocalBlock()._2().toPath())) {
+            memory.attach(encoder);
             while (records.hasNext()) {
                 Product2<K, V> record = records.next();
                 encoder.append((Integer) record._1(), (InternalRow) record._2());
@@ -78,10 +82,20 @@ public final class FerryShuffleWriter<K, V>
             metrics.incRecordsWritten(encoder.records());
             metrics.incWriteTime(encodeNanos);
             serializer.metrics().dataSize().add(encoder.uncompressedBytes());
-            if (spilled > 0) {
-                context.taskMetrics().incDiskBytesSpilled(spilled);
-                serializer.metrics().spillSize().add(spilled);
+            // Spilled: the payloads the encoder moved to disk when Spark asked for memory, and the
+            // outputs the store kept on disk instead of in memory.
+            long toDisk = spilled + encoder.diskBytesSpilled();
+            if (encoder.memoryBytesSpilled() > 0) {
+                context.taskMetrics().incMemoryBytesSpilled(encoder.memoryBytesSpilled());
+                serializer.metrics().memorySpilled().add(encoder.memoryBytesSpilled());
             }
+            if (toDisk > 0) {
+                context.taskMetrics().incDiskBytesSpilled(toDisk);
+                serializer.metrics().spillSize().add(toDisk);
+            }
+            // Ferry's memory in the task's peak: the payload heap Spark granted and the Arrow
+            // memory of the open batches, which Spark's memory manager does not see.
+            context.taskMetrics().incPeakExecutionMemory(encoder.peakHeldBytes() + allocator.getPeakMemoryAllocation());
             // Ferry's reducers find the output through this location (with the TCP port in its topology info).
             mapStatus = MapStatus.apply(runtime.location(), encoder.plannedSizes(), mapId, 0L);
         }

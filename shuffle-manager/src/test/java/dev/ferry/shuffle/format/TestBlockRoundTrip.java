@@ -289,7 +289,7 @@ class TestBlockRoundTrip
         }
     }
 
-    private static void assertPartitionsMatch(List<UnsafeRow> rows, int partitions, List<List<UnsafeRow>> decoded)
+    static void assertPartitionsMatch(List<UnsafeRow> rows, int partitions, List<List<UnsafeRow>> decoded)
     {
         for (int partition = 0; partition < partitions; partition++) {
             List<UnsafeRow> expected = new ArrayList<>();

@@ -15,6 +15,7 @@ import dev.ferry.shuffle.format.ChecksumAlgorithm;
 import dev.ferry.shuffle.format.CompressionKind;
 import dev.ferry.shuffle.format.EncodingSettings;
 import dev.ferry.shuffle.format.MapOutputEncoder;
+import dev.ferry.shuffle.format.NonSpillingConsumer;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.store.HostMapOutputStore;
 import dev.ferry.shuffle.store.MapOutputId;
@@ -26,6 +27,10 @@ import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.FetchFailed;
+import org.apache.spark.SparkConf;
+import org.apache.spark.memory.MemoryMode;
+import org.apache.spark.memory.TaskMemoryManager;
+import org.apache.spark.memory.UnifiedMemoryManager;
 import org.apache.spark.shuffle.FetchFailedException;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.DataTypes;
@@ -232,6 +237,77 @@ class TestColumnarBlockIterator
             assertEquals(31, failure.mapId());
             assertEquals(3, failure.mapIndex());
             assertTrue(thrown.getMessage().contains("closed"), thrown.getMessage());
+        }
+    }
+
+    /**
+     * With Spark's memory off-heap the fetched blocks are a consumer of the task's off-heap pool: a
+     * consumer of the same task short of memory makes the reader give back the blocks fetched and
+     * not yet opened, which are fetched again in their turn, and every row still arrives in order.
+     */
+    @Test
+    void anotherConsumerShortOfOffHeapMemoryMakesTheReaderGiveBackQueuedBlocks()
+            throws IOException
+    {
+        List<PendingBlock> remote = new ArrayList<>();
+        for (int map = 20; map < 24; map++) {
+            ShuffleBlockRef ref = new ShuffleBlockRef(SHUFFLE, map, 0);
+            remoteBlocks.put(ref, remoteBlock(1000L * map, 500));
+            remote.add(new PendingBlock(this.remote, ref, remoteBlocks.get(ref).length, map));
+        }
+        long pool = 1L << 20;
+        SparkConf conf = new SparkConf().set("spark.memory.offHeap.enabled", "true").set("spark.memory.offHeap.size", String.valueOf(pool));
+        TaskMemoryManager task = new TaskMemoryManager(new UnifiedMemoryManager(conf, 64L << 20, 32L << 20, 1), 7);
+        try (BufferAllocator reduce = allocator.newChildAllocator("reduce", 0, Long.MAX_VALUE);
+                ColumnarBlockIterator iterator = iterator(reduce, List.of(), remote, Long.MAX_VALUE, new CountingReadMetrics(), ExchangeMetrics.unregistered())) {
+            FetchedBlockMemory memory = new FetchedBlockMemory(task, iterator);
+            iterator.account(memory);
+            List<Long> ids = new ArrayList<>();
+            assertTrue(iterator.hasNext());
+            ColumnarBatch first = (ColumnarBatch) iterator.next()._2();
+            for (int row = 0; row < first.numRows(); row++) {
+                ids.add(first.column(0).getLong(row));
+            }
+            long held = memory.getUsed();
+            assertTrue(held > 0, "the four fetched blocks were accounted");
+            NonSpillingConsumer other = new NonSpillingConsumer(task, MemoryMode.OFF_HEAP);
+            long wanted = pool - held / 4 * 2;
+            long granted = other.acquireMemory(wanted);
+            assertEquals(wanted, granted, "the other consumer got what the reader gave back");
+            assertTrue(memory.getUsed() < held, "the queued blocks were given back");
+            assertEquals(3, iterator.refetchedBlocks(), "the three blocks not yet opened go back to their peer");
+            other.freeMemory(granted);
+            ids.addAll(drain(iterator));
+            List<Long> expected = new ArrayList<>();
+            for (int map = 20; map < 24; map++) {
+                for (long id = 1000L * map; id < 1000L * map + 500; id++) {
+                    expected.add(id);
+                }
+            }
+            assertEquals(expected, ids, "every row, in block order, once");
+            assertEquals(0, memory.getUsed(), "all given back at the end of the stream");
+        }
+        assertEquals(2, requests.size(), "one request, then the given-back blocks fetched again");
+        assertEquals(3, requests.get(1).size());
+        assertEquals(0, task.cleanUpAllAllocatedMemory());
+    }
+
+    /**
+     * A task whose blocks need more Arrow memory than spark.ferry.shuffle.task.arrowLimitBytes
+     * fails naming the key: the map outputs are fine, so it is never a fetch failure (which would
+     * rerun the map stage for nothing).
+     */
+    @Test
+    void theTaskArrowLimitFailsNamingTheKeyNotAsAFetchFailure()
+            throws IOException
+    {
+        ShuffleBlockRef ref = new ShuffleBlockRef(SHUFFLE, 41, 0);
+        remoteBlocks.put(ref, remoteBlock(0, 20_000));
+        try (BufferAllocator reduce = allocator.newChildAllocator("reduce", 0, 4096);
+                ColumnarBlockIterator iterator = iterator(reduce, List.of(), List.of(new PendingBlock(remote, ref, 100, 3)), 1 << 20,
+                        new CountingReadMetrics(), ExchangeMetrics.unregistered())) {
+            IllegalStateException thrown = assertThrows(IllegalStateException.class, iterator::hasNext);
+            assertTrue(thrown.getMessage().contains("spark.ferry.shuffle.task.arrowLimitBytes"), thrown.getMessage());
         }
     }
 
