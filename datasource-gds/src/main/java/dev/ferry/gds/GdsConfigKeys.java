@@ -34,6 +34,10 @@ public final class GdsConfigKeys
             "Bytes read from the end of a file in one request to find the footer; a larger footer costs a second read.");
     public static final ConfigKey<Long> MAX_PAGE_BYTES = ConfigKey.bytes("spark.ferry.gds.io.maxPageBytes", "512m",
             "A page whose header claims more uncompressed bytes than this, or more values than this bound holds at 4 bytes each (a level or dictionary index decodes to an int), is refused as corrupt instead of allocated.");
+    public static final ConfigKey<Long> TASK_ARROW_LIMIT_BYTES = ConfigKey.bytes("spark.ferry.gds.task.arrowLimitBytes", "1g",
+            "Arrow memory one task's gds scan may hold for the batches it decodes (off Spark's memory manager; the peak is added to the task's "
+                    + "peak execution memory). A scan that needs more fails naming this key, never as a corrupt file; lower spark.ferry.gds.batchRows "
+                    + "or raise this.");
     public static final ConfigKey<Boolean> PREFETCH_ROW_GROUPS = ConfigKey.bool("spark.ferry.gds.io.prefetch", true,
             "Read the next row group's column chunks while the current one decodes (two row groups in memory per task instead of one).");
     public static final ConfigKey<Boolean> FILTER_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.filterPushdown", true,
@@ -67,7 +71,7 @@ public final class GdsConfigKeys
     @Override
     public List<ConfigKey<?>> keys()
     {
-        return List.of(ROUTE, CONSUMER, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, PREFETCH_ROW_GROUPS, FILTER_PUSHDOWN,
+        return List.of(ROUTE, CONSUMER, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, TASK_ARROW_LIMIT_BYTES, PREFETCH_ROW_GROUPS, FILTER_PUSHDOWN,
                 FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN, ROW_FILTER, AGGREGATE_PUSHDOWN);
     }
 }

@@ -29,6 +29,7 @@ public record GdsReadSettings(
         long readSlice,
         int footerTail,
         long maxPageBytes,
+        long taskArrowLimitBytes,
         boolean prefetchRowGroups,
         boolean filterPushdown,
         int footerThreads,
@@ -58,6 +59,9 @@ public record GdsReadSettings(
         if (readThreads <= 0) {
             throw new IllegalArgumentException(GdsConfigKeys.READ_THREADS.name() + " must be positive, got " + readThreads);
         }
+        if (taskArrowLimitBytes <= 0) {
+            throw new IllegalArgumentException(GdsConfigKeys.TASK_ARROW_LIMIT_BYTES.name() + " must be positive, got " + taskArrowLimitBytes);
+        }
         if (footerThreads <= 0) {
             throw new IllegalArgumentException(GdsConfigKeys.FOOTER_THREADS.name() + " must be positive, got " + footerThreads);
         }
@@ -80,6 +84,7 @@ public record GdsReadSettings(
                 GdsConfigKeys.READ_SLICE.get(ferry),
                 (int) footerTail,
                 GdsConfigKeys.MAX_PAGE_BYTES.get(ferry),
+                GdsConfigKeys.TASK_ARROW_LIMIT_BYTES.get(ferry),
                 GdsConfigKeys.PREFETCH_ROW_GROUPS.get(ferry),
                 GdsConfigKeys.FILTER_PUSHDOWN.get(ferry),
                 GdsConfigKeys.FOOTER_THREADS.get(ferry),

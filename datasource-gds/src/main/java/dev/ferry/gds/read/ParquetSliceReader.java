@@ -2,6 +2,7 @@ package dev.ferry.gds.read;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
+import dev.ferry.gds.GdsConfigKeys;
 import dev.ferry.gds.decode.ColumnChunkDecoder;
 import dev.ferry.gds.decode.DatetimeRules;
 import dev.ferry.gds.decode.FileShape;
@@ -21,6 +22,7 @@ import dev.ferry.gds.plan.FooterCache;
 import dev.ferry.gds.plan.FooterReader;
 import dev.ferry.gds.plan.GdsReadSettings;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.VersionParser;
@@ -267,6 +269,9 @@ public final class ParquetSliceReader
         catch (ArithmeticException e) {
             throw new FerryException(ErrorCategory.USER_ERROR, "Value out of range in column " + column.field().name() + " of " + source.id() + ": " + e.getMessage(), e);
         }
+        catch (OutOfMemoryException e) {
+            throw overArrowLimit(column, e);
+        }
         catch (RuntimeException e) {
             throw new CorruptParquetException(source.id(), "cannot decode column " + String.join(", ", column.leafPaths()) + " (" + column.position() + "): "
                     + describe(e), e);
@@ -313,10 +318,24 @@ public final class ParquetSliceReader
         catch (ArithmeticException e) {
             throw new FerryException(ErrorCategory.USER_ERROR, "Value out of range in column " + column.field().name() + " of " + source.id() + ": " + e.getMessage(), e);
         }
+        catch (OutOfMemoryException e) {
+            throw overArrowLimit(column, e);
+        }
         catch (RuntimeException e) {
             throw new CorruptParquetException(source.id(), "cannot decode column " + String.join(", ", column.leafPaths()) + " (" + column.position() + "): "
                     + describe(e), e);
         }
+    }
+
+    /**
+     * The task's Arrow limit, not the file's bytes: a categorized resource error naming the key, so
+     * that ignoreCorruptFiles never skips a healthy file because a batch did not fit.
+     */
+    private FerryException overArrowLimit(ColumnChunkDecoder column, OutOfMemoryException e)
+    {
+        return new FerryException(ErrorCategory.INSUFFICIENT_RESOURCES, "Decoding column " + String.join(", ", column.leafPaths()) + " of " + source.id()
+                + " needs more Arrow memory than " + GdsConfigKeys.TASK_ARROW_LIMIT_BYTES.name() + " (" + settings.taskArrowLimitBytes()
+                + " bytes) allows; lower " + GdsConfigKeys.BATCH_ROWS.name() + " or raise the limit: " + e.getMessage(), e);
     }
 
     private void startRowGroup(int index)

@@ -100,7 +100,7 @@ final class GdsPartitionReader
         this.rowFilter = settings.filterPushdown() && settings.rowFilter()
                 ? RowFilter.compile(requireNonNull(dataFilters, "dataFilters is null"), dataReadSchema, settings.caseSensitive())
                 : Optional.empty();
-        this.allocator = ArrowUtils.rootAllocator().newChildAllocator("ferry-gds-reader", 0, Long.MAX_VALUE);
+        this.allocator = ArrowUtils.rootAllocator().newChildAllocator("ferry-gds-reader", 0, settings.taskArrowLimitBytes());
         this.readPool = settings.readThreads() > 1
                 ? Optional.of(Executors.newFixedThreadPool(settings.readThreads(), runnable -> {
                     Thread thread = new Thread(runnable, "ferry-gds-read");

@@ -82,7 +82,7 @@ class SplitPlannerTest
 
     private static GdsReadSettings settings()
     {
-        return new GdsReadSettings(GdsRouteSetting.HOST, FileConsumer.CPU, 4096, 1, MB, 64 * MB, 4 * MB, 65536, 512 * MB, true, true, 1, false, false, false, "UTC", "CORRECTED",
+        return new GdsReadSettings(GdsRouteSetting.HOST, FileConsumer.CPU, 4096, 1, MB, 64 * MB, 4 * MB, 65536, 512 * MB, 1024 * MB, true, true, 1, false, false, false, "UTC", "CORRECTED",
                 "CORRECTED", false, 0, true, true, true);
     }
 

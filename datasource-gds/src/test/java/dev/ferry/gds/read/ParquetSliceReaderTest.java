@@ -71,7 +71,7 @@ class ParquetSliceReaderTest
 
     private static GdsReadSettings settings()
     {
-        return new GdsReadSettings(GdsRouteSetting.HOST, FileConsumer.CPU, 1000, 1, 1 << 20, 64 << 20, 64 << 20, 64 * 1024, 512 << 20, false, true, 1, false, false, false,
+        return new GdsReadSettings(GdsRouteSetting.HOST, FileConsumer.CPU, 1000, 1, 1 << 20, 64 << 20, 64 << 20, 64 * 1024, 512 << 20, 1L << 30, false, true, 1, false, false, false,
                 "UTC", "CORRECTED", "CORRECTED", false, 0, true, true, true);
     }
 }

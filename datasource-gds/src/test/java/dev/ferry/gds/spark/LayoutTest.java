@@ -117,6 +117,24 @@ class LayoutTest
     }
 
     @Test
+    void aScanOverItsArrowLimitFailsNamingTheKeyAndIsNeverSkippedAsCorrupt(@TempDir Path directory)
+    {
+        String path = directory.resolve("wide").toString();
+        spark.range(0, 4000, 1, 1).selectExpr("id", "repeat(CAST(id AS STRING), 200) AS wide").write().parquet(path);
+        assertEquals(4000, spark.read().format("gds").option("spark.ferry.gds.task.arrowLimitBytes", "64m").load(path).collectAsList().size(),
+                "a limit the batches fit in reads the file");
+        for (String ignore : new String[] {"false", "true"}) {
+            SparkSession tight = spark.newSession();
+            tight.conf().set("spark.sql.files.ignoreCorruptFiles", ignore);
+            Exception refused = assertThrows(Exception.class,
+                    () -> tight.read().format("gds").option("spark.ferry.gds.task.arrowLimitBytes", "256k").load(path).collectAsList(),
+                    "ignoreCorruptFiles=" + ignore + ": a healthy file whose batch does not fit the limit is an error, not a skipped file");
+            String message = ParquetTestingCorpusTestMessages.full(refused);
+            assertTrue(message.contains("spark.ferry.gds.task.arrowLimitBytes") && message.contains("wide"), message);
+        }
+    }
+
+    @Test
     void int96ZoneConversionIsRefusedRatherThanIgnored()
     {
         String impala = dev.ferry.gds.TestingFiles.parquetTesting().resolve("data").resolve("alltypes_plain.parquet").toString();
