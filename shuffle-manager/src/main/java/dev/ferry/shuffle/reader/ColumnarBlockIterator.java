@@ -150,7 +150,7 @@ final class ColumnarBlockIterator
     {
         return new IllegalStateException("Ferry shuffle " + shuffleId + " reader of block " + (current == null ? "?" : current.ref()) + " needs more Arrow memory than "
                 + ShuffleConfigKeys.TASK_ARROW_LIMIT_BYTES.name() + " (" + allocator.getLimit() + " bytes; " + allocator.getAllocatedMemory()
-                + " held): raise it or lower spark.ferry.shuffle.fetch.maxBytesInFlight. " + e.getMessage(), e);
+                + " held): raise it or lower " + ShuffleConfigKeys.MAX_BYTES_IN_FLIGHT.name() + ". " + e.getMessage(), e);
     }
 
     @Override
