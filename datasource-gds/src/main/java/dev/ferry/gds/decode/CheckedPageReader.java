@@ -105,16 +105,16 @@ final class CheckedPageReader
             throw corrupt(currentPage(), "claims " + values + " values; the column chunk has " + (totalValues - valuesSoFar) + " left of its " + totalValues);
         }
         valuesSoFar += values;
-        // Checked before anything looks further: runs can hold up to 2^31-1 values in a few bytes; levels and indexes decode to an int each, so the page's arrays stay within the page bound.
-        if ((long) values * Integer.BYTES > checks.maxPageBytes()) {
-            throw corrupt(currentPage(), "claims " + values + " values, more than a page of " + checks.maxPageBytes() + " bytes decodes to (" + GdsConfigKeys.MAX_PAGE_BYTES.name() + ")");
-        }
         DataPage checked;
         try {
             checked = page instanceof DataPageV1 ? v1((DataPageV1) page, values) : v2((DataPageV2) page, values);
         }
         catch (IllegalStateException | IndexOutOfBoundsException e) {
             throw corrupt(currentPage(), e.getMessage());
+        }
+        // Runs can hold up to 2^31-1 values in a few bytes; levels and indexes decode to an int each, so the page's arrays stay within the page bound.
+        if ((long) values * Integer.BYTES > checks.maxPageBytes()) {
+            throw corrupt(currentPage(), "claims " + values + " values, more than a page of " + checks.maxPageBytes() + " bytes decodes to (" + GdsConfigKeys.MAX_PAGE_BYTES.name() + ")");
         }
         return checked;
     }
