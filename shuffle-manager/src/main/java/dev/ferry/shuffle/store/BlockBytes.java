@@ -2,7 +2,7 @@ package dev.ferry.shuffle.store;
 
 import java.util.Optional;
 
-import dev.ferry.transport.local.ShmBlockHandle;
+import dev.ferry.shuffle.transport.shm.ShmBlockHandle;
 import org.apache.arrow.memory.ArrowBuf;
 
 import static java.util.Objects.requireNonNull;

@@ -15,8 +15,8 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.ferry.shuffle.FerryFallbacks;
-import dev.ferry.transport.local.ShmBlockHandle;
-import dev.ferry.transport.local.ShmSegment;
+import dev.ferry.shuffle.transport.shm.ShmBlockHandle;
+import dev.ferry.shuffle.transport.shm.ShmSegment;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;

@@ -15,7 +15,7 @@ import dev.ferry.device.pool.LocalSpillDirectory;
 import dev.ferry.device.pool.TieredShuffleStore;
 import dev.ferry.shuffle.FerryFallbacks;
 import dev.ferry.shuffle.ShuffleConfigKeys;
-import dev.ferry.transport.local.ShmNames;
+import dev.ferry.shuffle.transport.shm.ShmNames;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -16,20 +16,20 @@ import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
-import dev.ferry.shuffle.transport.tcp.TcpShuffleTransport;
-import dev.ferry.shuffle.transport.tcp.VerbsBlocks;
+import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.rdma.VerbsBlocks;
 import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.model.NodeTopology;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RouteDecision;
 import dev.ferry.topology.route.RoutePolicy;
-import dev.ferry.transport.local.DeviceBlockReader;
+import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
 import dev.ferry.device.ipc.SharedMappings;
-import dev.ferry.transport.crypto.SparkCryptoSettings;
-import dev.ferry.transport.local.DeviceLanding;
-import dev.ferry.transport.local.ShmBlockReader;
-import dev.ferry.transport.metrics.PeerRouteLog;
-import dev.ferry.transport.metrics.RouteCounters;
+import dev.ferry.shuffle.transport.crypto.SparkCryptoSettings;
+import dev.ferry.shuffle.transport.ipc.DeviceLanding;
+import dev.ferry.shuffle.transport.shm.ShmBlockReader;
+import dev.ferry.shuffle.transport.metrics.PeerRouteLog;
+import dev.ferry.shuffle.transport.metrics.RouteCounters;
 import org.apache.arrow.memory.BufferAllocator;
 
 import static java.util.Objects.requireNonNull;
@@ -53,7 +53,7 @@ import static java.util.Objects.requireNonNull;
  * {@code GPUDIRECT_RDMA} (the peer registers the block's device memory with its NIC; this executor
  * READs it one-sidedly). Where blocks land: in host memory here, because Spark's reduce side
  * (Ferry's Arrow decoder) runs on the CPU: an IPC block is copied once out of the peer's GPU into a
- * reused pinned landing buffer ({@link dev.ferry.transport.local.HostLandingPool}), a GPUDirect RDMA
+ * reused pinned landing buffer ({@link dev.ferry.shuffle.transport.ipc.HostLandingPool}), a GPUDirect RDMA
  * block is READ out of the peer's GPU into registered host memory; neither visits this executor's
  * GPU ({@link DeviceBlockReader#readToDevice} is the path for a device consumer). A block the peer
  * has spilled off its GPU travels {@code HOST_STAGED} / {@code RDMA_HOST_STAGED} instead and is

@@ -3,9 +3,9 @@ package dev.ferry.shuffle.transport.contract;
 import java.time.Duration;
 import java.util.Optional;
 
-import dev.ferry.shuffle.transport.tcp.TcpAuth;
-import dev.ferry.transport.auth.SparkAuthSettings;
-import dev.ferry.transport.crypto.SparkCryptoSettings;
+import dev.ferry.shuffle.transport.auth.TcpAuth;
+import dev.ferry.shuffle.transport.auth.SparkAuthSettings;
+import dev.ferry.shuffle.transport.crypto.SparkCryptoSettings;
 
 /**
  * Spark's security settings one endpoint pair runs under: {@code secret} (empty: {@code spark.authenticate}

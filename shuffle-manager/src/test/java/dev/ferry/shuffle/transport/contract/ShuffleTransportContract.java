@@ -20,7 +20,7 @@ import dev.ferry.shuffle.transport.ShuffleTransport;
 import dev.ferry.topology.route.Route;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import dev.ferry.transport.TestBytes;
+import dev.ferry.shuffle.transport.TestBytes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -1,8 +1,8 @@
 package dev.ferry.shuffle.transport.contract;
 
-import dev.ferry.transport.verbs.simulated.InjectedFault;
-import dev.ferry.transport.verbs.simulated.SimulatedNicOptions;
-import dev.ferry.transport.verbs.simulated.SimulatedVerbsProvider;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.InjectedFault;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
 
 /** Simulated NICs for the RDMA families, with a contract fault mapped onto the NIC's own test hook. */
 final class SimulatedNics

@@ -8,9 +8,9 @@ import java.util.Set;
 
 import dev.ferry.shuffle.route.ExecutorPlace;
 import dev.ferry.topology.route.Route;
-import dev.ferry.transport.verbs.VerbsAvailability;
-import dev.ferry.transport.verbs.VerbsProvider;
-import dev.ferry.transport.verbs.disni.DisniProbe;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsAvailability;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsProvider;
+import dev.ferry.shuffle.transport.rdma.verbs.disni.DisniProbe;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 

@@ -6,8 +6,8 @@ import java.util.Set;
 
 import dev.ferry.shuffle.route.ExecutorPlace;
 import dev.ferry.topology.route.Route;
-import dev.ferry.transport.verbs.simulated.CmFault;
-import dev.ferry.transport.verbs.simulated.SimulatedNicOptions;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
 
 /**
  * {@code GPUDIRECT_RDMA}: executors on the two nodes of dgx-h100-ib-2node, blocks in a simulated

@@ -6,8 +6,8 @@ import java.util.Set;
 
 import dev.ferry.shuffle.route.ExecutorPlace;
 import dev.ferry.topology.route.Route;
-import dev.ferry.transport.verbs.simulated.CmFault;
-import dev.ferry.transport.verbs.simulated.SimulatedNicOptions;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
 
 /**
  * {@code RDMA}: executors on the two nodes of pcie-roce-2node, host-resident blocks registered with

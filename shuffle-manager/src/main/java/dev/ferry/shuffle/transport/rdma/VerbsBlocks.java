@@ -1,0 +1,287 @@
+package dev.ferry.shuffle.transport.rdma;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingDeque;
+
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.pool.BlockLease;
+import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.wire.RdmaAdmission;
+import dev.ferry.shuffle.transport.wire.RdmaBlockResponse;
+import dev.ferry.shuffle.transport.rdma.verbs.Access;
+import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
+import dev.ferry.shuffle.transport.rdma.verbs.DeviceRegistrations;
+import dev.ferry.shuffle.transport.rdma.verbs.ReadTarget;
+import dev.ferry.shuffle.transport.rdma.verbs.RegistrableMemory;
+import dev.ferry.shuffle.transport.rdma.verbs.Registration;
+import dev.ferry.shuffle.transport.rdma.verbs.RemoteReader;
+import dev.ferry.shuffle.transport.wire.RemoteSlice;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.BufferAllocator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * This executor's RDMA NIC as the stream transport uses it for the RDMA routes. Serving: a block is
+ * registered where it lies (the store's own off-heap bytes, no copy) for remote READs and stays
+ * registered until the peer is done with it (its FetchDone, next request or disconnect). Reading: one-sided READs
+ * ({@link RemoteReader}) into a freshly registered sink, over verbs connections pooled per peer
+ * NIC (a connection serves one fetch at a time; one that failed is closed, never reused).
+ * <p>Connection setup goes through the authenticated stream: a reader without an idle connection to
+ * the peer's NIC first asks the peer, over its (authenticated, maybe encrypted) TCP session, for an
+ * {@link RdmaAdmission} ({@link #admit}: a one-time token bound to that session, and the listener),
+ * and presents the token in its connect request's private data; the peer's listener accepts no queue
+ * pair without one ({@code ConnectionAdmissions}). Remote slices, like the token, travel only on
+ * that stream, and a reader READs a peer's slices only over a connection that peer admitted.
+ */
+public final class VerbsBlocks
+        implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsBlocks.class);
+
+    private final VerbsDevice device;
+    private final VerbsSettings settings;
+    private final int readChunkBytes;
+    private final Duration timeout;
+    private final Map<InetSocketAddress, LinkedBlockingDeque<VerbsConnection>> idle = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** Takes ownership of {@code device}. */
+    public VerbsBlocks(VerbsDevice device, VerbsSettings settings, int readChunkBytes, Duration timeout)
+    {
+        this.device = requireNonNull(device, "device is null");
+        this.settings = requireNonNull(settings, "settings is null");
+        this.timeout = requireNonNull(timeout, "timeout is null");
+        if (readChunkBytes <= 0) {
+            throw new IllegalArgumentException("read chunk must be positive: " + readChunkBytes);
+        }
+        this.readChunkBytes = readChunkBytes;
+    }
+
+    public String deviceName()
+    {
+        return device.name();
+    }
+
+    /** A block registered for remote READs (an empty block: no registration); closing deregisters it, then releases the block's bytes (host) or lease (device). */
+    public record Exported(AutoCloseable bytes, Registration registration, RdmaBlockResponse response)
+            implements AutoCloseable
+    {
+        @Override
+        public void close()
+        {
+            try {
+                if (registration != null && registration.isRegistered()) {
+                    registration.deregister();
+                }
+            }
+            catch (VerbsException | RuntimeException e) {
+                LOG.debug("Deregistering an RDMA block: {}", e.getMessage());
+            }
+            finally {
+                try {
+                    bytes.close();
+                }
+                catch (Exception e) {
+                    LOG.debug("Releasing an RDMA block: {}", e.getMessage());
+                }
+            }
+        }
+    }
+
+    /** Server side: a token for one queue pair from {@code readerNicHost}, bound to TCP session {@code session}, and this NIC's listener. */
+    public RdmaAdmission admit(long session, String readerNicHost)
+            throws VerbsException
+    {
+        ConnectionToken token = device.admissions().issue(session, readerNicHost);
+        InetSocketAddress listen = device.listenAddress();
+        return new RdmaAdmission(token.privateData(), listen.getAddress().getHostAddress(), listen.getPort());
+    }
+
+    /** Server side: TCP session {@code session} closed; its unused tokens admit nothing. */
+    public void revokeSession(long session)
+    {
+        device.admissions().revokeSession(session);
+    }
+
+    /** Asks a peer, over the authenticated TCP session to it, to admit one queue pair from this reader's NIC. */
+    @FunctionalInterface
+    public interface Admitter
+    {
+        RdmaAdmission admit(String readerNicHost)
+                throws IOException;
+    }
+
+    /**
+     * Reader side: an idle connection to the peer's NIC at {@code knownPeerNic} (null: not yet
+     * known), else a new one admitted through {@code admitter}. Give it back with {@link #release}.
+     */
+    public VerbsConnection connection(InetSocketAddress knownPeerNic, Admitter admitter)
+            throws IOException
+    {
+        if (closed) {
+            throw new IOException("RDMA transport is closed");
+        }
+        if (knownPeerNic != null) {
+            LinkedBlockingDeque<VerbsConnection> pooled = idle.get(knownPeerNic);
+            for (VerbsConnection connection = pooled == null ? null : pooled.pollFirst(); connection != null; connection = pooled.pollFirst()) {
+                if (connection.isOpen()) {
+                    return connection;
+                }
+            }
+        }
+        RdmaAdmission admission = admitter.admit(device.listenAddress().getAddress().getHostAddress());
+        return device.connect(new InetSocketAddress(admission.nicHost(), admission.nicPort()), timeout, admission.token());
+    }
+
+    /** Reader side: back to the pool after a fetch that went well; closed (never reused) otherwise. */
+    public void release(VerbsConnection connection, boolean healthy)
+    {
+        if (healthy && !closed && connection.isOpen()) {
+            idle.computeIfAbsent(connection.peer(), key -> new LinkedBlockingDeque<>()).offerFirst(connection);
+        }
+        else {
+            connection.close();
+        }
+    }
+
+    /** Registers {@code bytes} (taking ownership) and describes where a peer READs them. */
+    public Exported export(long requestId, int index, BlockBytes bytes)
+            throws VerbsException
+    {
+        if (bytes.length() == 0) {
+            // Nothing to READ (and a NIC registers no empty region): the response alone carries the block.
+            InetSocketAddress listen = device.listenAddress();
+            return new Exported(bytes, null, new RdmaBlockResponse(requestId, index, 0, listen.getAddress().getHostAddress(), listen.getPort(), List.of()));
+        }
+        boolean success = false;
+        try {
+            int length = Math.toIntExact(bytes.length());
+            Registration registration = device.protectionDomain().register(RegistrableMemory.host(bytes.buffer().nioBuffer(0, length)), Access.remoteReadable());
+            try {
+                RdmaBlockResponse response = response(requestId, index, length, registration);
+                success = true;
+                return new Exported(bytes, registration, response);
+            }
+            finally {
+                if (!success) {
+                    registration.deregister();
+                }
+            }
+        }
+        finally {
+            if (!success) {
+                bytes.close();
+            }
+        }
+    }
+
+    /**
+     * Registers a borrowed device buffer (taking ownership of the lease) for GPUDirect RDMA READs:
+     * {@link DeviceRegistrations#register}, which the NIC refuses without peer memory
+     * ({@code nvidia_peermem}; the simulated NIC as the topology says).
+     */
+    public Exported exportDevice(long requestId, int index, DeviceRuntime runtime, BlockLease lease)
+            throws VerbsException
+    {
+        boolean success = false;
+        try {
+            int length = Math.toIntExact(lease.length());
+            Registration registration = DeviceRegistrations.register(runtime, lease.buffer(), device.protectionDomain(), Access.remoteReadable());
+            try {
+                RdmaBlockResponse response = response(requestId, index, length, registration);
+                success = true;
+                return new Exported(lease, registration, response);
+            }
+            finally {
+                if (!success) {
+                    registration.deregister();
+                }
+            }
+        }
+        finally {
+            if (!success) {
+                lease.close();
+            }
+        }
+    }
+
+    private RdmaBlockResponse response(long requestId, int index, int length, Registration registration)
+            throws VerbsException
+    {
+        List<RemoteSlice> slices = registration.remoteSlices(0, length);
+        InetSocketAddress listen = device.listenAddress();
+        return new RdmaBlockResponse(requestId, index, length, listen.getAddress().getHostAddress(), listen.getPort(), slices);
+    }
+
+    /**
+     * READs the block {@code response} describes into a new host buffer owned by the caller. For a
+     * GPUDirect RDMA block the peer's NIC reads its GPU memory and this NIC writes host memory: the
+     * block goes straight to where Spark's CPU decoder wants it, never through this executor's GPU.
+     */
+    public BlockBytes read(RdmaBlockResponse response, BufferAllocator allocator, VerbsConnection connection)
+            throws IOException
+    {
+        InetSocketAddress listener = new InetSocketAddress(response.nicHost(), response.nicPort());
+        if (!listener.equals(connection.peer())) {
+            throw new IOException("The block's location names NIC listener " + listener + ", but the peer admitted this reader at " + connection.peer());
+        }
+        int length = Math.toIntExact(response.length());
+        if (length == 0) {
+            return new BlockBytes(allocator.buffer(0), 0);
+        }
+        ArrowBuf body = allocator.buffer(length);
+        boolean success = false;
+        try {
+            Registration sink = device.protectionDomain().register(RegistrableMemory.host(body.nioBuffer(0, length)), Access.readSink());
+            try {
+                readInto(response, sink, connection);
+            }
+            finally {
+                sink.deregister();
+            }
+            success = true;
+            return new BlockBytes(body, length);
+        }
+        finally {
+            if (!success) {
+                body.close();
+            }
+        }
+    }
+
+    /** One-sided READs of every slice of {@code response} into {@code sink}, over {@code connection}, admitted by the peer's NIC. */
+    private void readInto(RdmaBlockResponse response, Registration sink, VerbsConnection connection)
+            throws IOException
+    {
+        if (closed) {
+            throw new IOException("RDMA transport is closed");
+        }
+        List<ReadTarget> targets = new ArrayList<>(response.slices().size());
+        for (RemoteSlice slice : response.slices()) {
+            targets.add(new ReadTarget(slice, slice.offset()));
+        }
+        new RemoteReader(connection, settings, readChunkBytes).read(targets, sink, timeout);
+    }
+
+    @Override
+    public void close()
+    {
+        closed = true;
+        idle.values().forEach(connections -> connections.forEach(VerbsConnection::close));
+        idle.clear();
+        device.close();
+    }
+}

@@ -1,0 +1,129 @@
+package dev.ferry.shuffle.transport.rdma.verbs;
+
+import dev.ferry.shuffle.transport.wire.RemoteSlice;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Memory registered with one protection domain, as one or more {@link MemoryRegion}s in memory
+ * order. Deregistration invalidates every key at once; a second deregistration throws, as
+ * {@code IbvMr.deregMr()} does. Thread-safe.
+ */
+public final class Registration
+{
+    /** Releases the regions with the provider; called once. */
+    public interface Deregistrar
+    {
+        void deregister(List<MemoryRegion> regions)
+                throws VerbsException;
+    }
+
+    private final RegistrableMemory memory;
+    private final List<MemoryRegion> regions;
+    private final Deregistrar deregistrar;
+    private final AtomicBoolean deregistered = new AtomicBoolean();
+
+    public Registration(RegistrableMemory memory, List<MemoryRegion> regions, Deregistrar deregistrar)
+    {
+        this.memory = requireNonNull(memory, "memory is null");
+        this.regions = List.copyOf(requireNonNull(regions, "regions is null"));
+        this.deregistrar = requireNonNull(deregistrar, "deregistrar is null");
+        long expected = 0;
+        for (MemoryRegion region : this.regions) {
+            if (region.memoryOffset() != expected) {
+                throw new IllegalArgumentException("Regions of " + memory + " are not contiguous at offset " + expected);
+            }
+            expected += region.length();
+        }
+        if (expected != memory.length()) {
+            throw new IllegalArgumentException("Regions of " + memory + " cover " + expected + " of " + memory.length() + " bytes");
+        }
+    }
+
+    public RegistrableMemory memory()
+    {
+        return memory;
+    }
+
+    public List<MemoryRegion> regions()
+    {
+        return regions;
+    }
+
+    public long length()
+    {
+        return memory.length();
+    }
+
+    public boolean isRegistered()
+    {
+        return !deregistered.get();
+    }
+
+    /** The region holding byte {@code offset} of the memory. */
+    public MemoryRegion regionAt(long offset)
+    {
+        checkRange(offset, 1);
+        for (MemoryRegion region : regions) {
+            if (offset < region.memoryOffset() + region.length()) {
+                return region;
+            }
+        }
+        throw new IllegalStateException("unreachable: offset " + offset + " checked against " + length());
+    }
+
+    /**
+     * What a peer needs to READ {@code [offset, +length)}: one slice per region the range touches,
+     * in order. This is what a block location response publishes.
+     */
+    public List<RemoteSlice> remoteSlices(long offset, long length)
+    {
+        checkRange(offset, length);
+        List<RemoteSlice> slices = new ArrayList<>();
+        long position = offset;
+        long end = offset + length;
+        for (MemoryRegion region : regions) {
+            long regionEnd = region.memoryOffset() + region.length();
+            if (position >= end) {
+                break;
+            }
+            if (position >= regionEnd) {
+                continue;
+            }
+            int count = (int) (Math.min(end, regionEnd) - position);
+            slices.add(new RemoteSlice(position - offset, region.address() + (position - region.memoryOffset()), count, region.rkey()));
+            position += count;
+        }
+        return slices;
+    }
+
+    /**
+     * Invalidates every region's keys. Reads posted with them afterwards fail with
+     * {@code REM_ACCESS_ERR}. A second call throws.
+     */
+    public void deregister()
+            throws VerbsException
+    {
+        if (!deregistered.compareAndSet(false, true)) {
+            throw new VerbsException("Already deregistered: " + memory + " (double deregistration)");
+        }
+        deregistrar.deregister(regions);
+    }
+
+    private void checkRange(long offset, long count)
+    {
+        if (offset < 0 || count < 0 || offset > memory.length() - count) {
+            throw new IllegalArgumentException("Range [" + offset + ", +" + count + ") is outside the " + memory.length() + " registered bytes of " + memory);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "registration of " + memory + " as " + regions.size() + " region(s)" + (isRegistered() ? "" : " (deregistered)");
+    }
+}

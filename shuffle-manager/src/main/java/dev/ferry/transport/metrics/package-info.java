@@ -1,2 +1,0 @@
-/** Per-route byte and block counters, mergeable across executors, and the per-peer route log. */
-package dev.ferry.transport.metrics;

@@ -1,0 +1,206 @@
+package dev.ferry.shuffle.transport;
+
+import dev.ferry.common.FerryException;
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceStream;
+import dev.ferry.device.IpcHandle;
+import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.device.pool.DeviceMemoryPool;
+import dev.ferry.shuffle.transport.wire.FrameReader;
+import dev.ferry.shuffle.transport.wire.GpuRdmaBlockResponse;
+import dev.ferry.shuffle.transport.wire.RdmaBlockResponse;
+import dev.ferry.topology.route.Route;
+import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
+import dev.ferry.shuffle.transport.ipc.DeviceLanding;
+import dev.ferry.shuffle.transport.shm.ShmBlockHandle;
+import dev.ferry.shuffle.transport.shm.ShmBlockReader;
+import dev.ferry.shuffle.transport.shm.ShmNames;
+import dev.ferry.shuffle.transport.metrics.RouteCounters;
+import dev.ferry.shuffle.transport.rdma.verbs.Access;
+import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
+import dev.ferry.shuffle.transport.rdma.verbs.DeviceRegistrations;
+import dev.ferry.shuffle.transport.rdma.verbs.ReadTarget;
+import dev.ferry.shuffle.transport.rdma.verbs.Registration;
+import dev.ferry.shuffle.transport.rdma.verbs.RemoteReader;
+import dev.ferry.shuffle.transport.wire.RemoteSlice;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayInputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The building blocks between two real JVMs, as two executors of one node (or two simulated
+ * nodes) would use them: the child serves, this JVM reads, and every byte is checked.
+ */
+class TestCrossProcessTransports
+{
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private static DeviceRuntime simulatedRuntime()
+    {
+        return DeviceRuntime.create(new MapConfigSource(TransportChild.DEVICE_CONFIG));
+    }
+
+    private static byte[] toHost(DeviceRuntime runtime, DeviceBuffer buffer)
+    {
+        ByteBuffer host = ByteBuffer.allocateDirect(Math.toIntExact(buffer.length()));
+        try (DeviceStream stream = runtime.newStream(buffer.location().device())) {
+            stream.copyToHost(buffer, 0, host);
+            stream.synchronize();
+        }
+        return TestBytes.toArray(host.flip());
+    }
+
+    @Test
+    void simulatedGpuDirectRdmaReadsAnotherProcessesGpuBlockAndStaleKeysFail()
+            throws Exception
+    {
+        int length = 10_000; // three regions of at most 4096 bytes on the serving side
+        try (ChildProcess child = ChildProcess.start(TransportChild.class, "verbs-gpu", "21", String.valueOf(length));
+                DeviceRuntime runtime = simulatedRuntime();
+                VerbsDevice device = new SimulatedVerbsProvider(new SimulatedNicOptions(true, 1 << 20, false, CmFault.NONE))
+                        .openLoopbackDevice("sim_mlx5_1", TransportChild.VERBS_SETTINGS)) {
+            int port = Integer.parseInt(child.expect("LISTEN"));
+            FrameReader frames = new FrameReader(new ByteArrayInputStream(Base64.getDecoder().decode(child.expect("LOCATIONS"))), 1 << 20, dev.ferry.shuffle.transport.wire.MessageType.RESPONSES);
+            GpuRdmaBlockResponse response = assertInstanceOf(GpuRdmaBlockResponse.class, frames.read(), "the block lives on the serving GPU");
+            RdmaBlockResponse location = response.location();
+            assertEquals(length, location.length());
+            assertEquals(3, location.slices().size());
+
+            RouteCounters counters = new RouteCounters();
+            try (DeviceBuffer sinkBuffer = runtime.deviceAllocator(1).allocate(length)) {
+                Registration sink = device.protectionDomain().register(DeviceRegistrations.of(sinkBuffer), Access.readSink());
+                List<ReadTarget> targets = targets(location);
+                InetSocketAddress peer = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+                try (VerbsConnection connection = device.connect(peer, WAIT, admission(child))) {
+                    new RemoteReader(connection, TransportChild.VERBS_SETTINGS, 3000).read(targets, sink, WAIT);
+                    counters.recordBlock(Route.GPUDIRECT_RDMA, length);
+                }
+                assertArrayEquals(TestBytes.bytes(21, length), toHost(runtime, sinkBuffer));
+                assertEquals(length, counters.bytes(Route.GPUDIRECT_RDMA));
+
+                // One byte past the last segment: the serving NIC refuses, it never reads beyond a region.
+                RemoteSlice last = location.slices().get(2);
+                List<ReadTarget> beyond = List.of(new ReadTarget(new RemoteSlice(0, last.address() + 1, last.length(), last.rkey()), 0));
+                try (VerbsConnection connection = device.connect(peer, WAIT, admission(child))) {
+                    VerbsException outside = assertThrows(VerbsException.class, () -> new RemoteReader(connection, TransportChild.VERBS_SETTINGS, 3000).read(beyond, sink, WAIT));
+                    assertTrue(outside.getMessage().contains("REM_ACCESS_ERR"), outside.getMessage());
+                }
+
+                child.send("DEREG");
+                assertEquals("DEREGISTERED", child.nextLine());
+                try (VerbsConnection connection = device.connect(peer, WAIT, admission(child))) {
+                    VerbsException stale = assertThrows(VerbsException.class, () -> new RemoteReader(connection, TransportChild.VERBS_SETTINGS, 3000).read(targets, sink, WAIT));
+                    assertTrue(stale.getMessage().contains("REM_ACCESS_ERR"), stale.getMessage());
+                }
+                sink.deregister();
+            }
+            child.send("EXIT");
+            assertEquals("BYE", child.nextLine());
+            assertEquals(0, child.waitFor());
+        }
+    }
+
+    @Test
+    void ipcExportedGpuBlockIsCopiedPeerToPeerStagedOrToHost()
+            throws Exception
+    {
+        int length = 3 * 4096 + 100;
+        try (ChildProcess child = ChildProcess.start(TransportChild.class, "ipc", "22", String.valueOf(length)); DeviceRuntime runtime = simulatedRuntime();
+                DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 1, 0, 100)) {
+            DeviceLanding landing = new DeviceLanding(runtime, pool);
+            IpcHandle handle = IpcHandle.fromBase64(child.expect("HANDLE"));
+            RouteCounters counters = new RouteCounters();
+            DeviceBlockReader reader = new DeviceBlockReader(runtime, counters, 4096, 0);
+            byte[] expected = TestBytes.bytes(22, length);
+
+            try (DeviceBuffer viaNvlink = reader.readToDevice(handle, landing, Route.NVLINK)) {
+                assertEquals(1, viaNvlink.location().device());
+                assertEquals(length, pool.allocatedBytes(), "the landed block counts in the reader's pool while held");
+                assertArrayEquals(expected, toHost(runtime, viaNvlink));
+            }
+            assertTrue(runtime.isPeerAccessEnabled(1, 0), "the peer copy enabled peer access from the reader's GPU to the writer's");
+            assertEquals(0, pool.allocatedBytes(), "and goes back to it on release");
+            try (DeviceBuffer staged = reader.readToDevice(handle, landing, Route.HOST_STAGED)) {
+                assertArrayEquals(expected, toHost(runtime, staged));
+            }
+            ByteBuffer host = ByteBuffer.allocateDirect(length);
+            reader.readToHost(handle, host, Route.PCIE_P2P);
+            assertArrayEquals(expected, TestBytes.toArray(host.flip()));
+
+            assertEquals(length, counters.bytes(Route.NVLINK));
+            assertEquals(length, counters.bytes(Route.HOST_STAGED));
+            assertEquals(1, counters.blocks(Route.PCIE_P2P));
+            assertThrows(IllegalArgumentException.class, () -> reader.readToDevice(handle, landing, Route.TCP));
+            assertThrows(IllegalArgumentException.class, () -> reader.readToHost(handle, ByteBuffer.allocateDirect(length - 1), Route.NVLINK));
+            assertEquals(0, pool.allocatedBytes(), "no landing buffer leaked");
+            assertEquals(0, runtime.deviceAllocator(1).allocatedBytes(), "no buffer leaked on the reader's GPU");
+            child.send("EXIT");
+            assertEquals("BYE", child.nextLine());
+        }
+    }
+
+    @Test
+    void sharedMemoryHostBlockIsReadInAnotherProcessAndGoneAfterRelease()
+            throws Exception
+    {
+        int length = 70_000;
+        try (ChildProcess child = ChildProcess.start(TransportChild.class, "shm", "23", String.valueOf(length))) {
+            ShmBlockHandle handle = ShmBlockHandle.fromBytes(Base64.getDecoder().decode(child.expect("SHM")));
+            RouteCounters counters = new RouteCounters();
+            ShmBlockReader reader = new ShmBlockReader(ShmNames.directory(MapConfigSource.empty()), counters);
+            ByteBuffer target = ByteBuffer.allocate(length);
+            reader.read(handle, target);
+            assertArrayEquals(TestBytes.bytes(23, length), target.array());
+            assertEquals(length, counters.bytes(Route.HOST_SHM));
+
+            ShmBlockHandle tooLong = new ShmBlockHandle(handle.fileName(), 1, length);
+            FerryException outside = assertThrows(FerryException.class, () -> reader.read(tooLong, ByteBuffer.allocate(length)));
+            assertTrue(outside.getMessage().contains("outside the file's " + length + " bytes"), outside.getMessage());
+
+            child.send("RELEASE");
+            assertEquals("RELEASED", child.nextLine());
+            FerryException gone = assertThrows(FerryException.class, () -> reader.read(handle, ByteBuffer.allocate(length)));
+            assertTrue(gone.getMessage().contains("may have released it"), gone.getMessage());
+            assertEquals(1, counters.blocks(Route.HOST_SHM), "failed reads are not counted");
+            child.send("EXIT");
+            assertEquals("BYE", child.nextLine());
+        }
+    }
+
+    private static List<ReadTarget> targets(RdmaBlockResponse location)
+    {
+        List<ReadTarget> targets = new ArrayList<>();
+        for (RemoteSlice slice : location.slices()) {
+            targets.add(new ReadTarget(slice, slice.offset()));
+        }
+        return targets;
+    }
+
+    /** A one-time token for one queue pair at the child's NIC, as the child's block server would issue it. */
+    private static ConnectionToken admission(ChildProcess child)
+            throws Exception
+    {
+        child.send("ADMIT");
+        return new ConnectionToken(Base64.getDecoder().decode(child.expect("TOKEN")));
+    }
+}
