@@ -1,5 +1,6 @@
 package dev.ferry.plugin;
 
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.net.InetAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -89,7 +90,7 @@ class TestDepartureWatcher
     {
         DepartureLog log = new DepartureLog();
         try (BufferAllocator allocator = new RootAllocator();
-                TcpBlockServer server = TcpBlockServer.builder(ref -> {
+                TcpBlockServer server = BlockServers.builder(ref -> {
                     ArrowBuf buffer = allocator.buffer(100);
                     buffer.setZero(0, 100);
                     return Optional.of(new BlockBytes(buffer, 100));

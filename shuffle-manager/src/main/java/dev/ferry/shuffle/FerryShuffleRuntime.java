@@ -1,5 +1,6 @@
 package dev.ferry.shuffle;
 
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -155,7 +156,7 @@ public final class FerryShuffleRuntime
             MapOutputStore served = store;
             // As Spark's block transfer service: bound to the executor's own address, not every interface.
             InetAddress bindAddress = InetAddress.getByName(blockManager.shuffleServerId().host());
-            BlockServer server = TcpBlockServer.builder(block -> served.open(block.shuffleId(), block.mapId(), block.reduceId()))
+            BlockServer server = BlockServers.builder(block -> served.open(block.shuffleId(), block.mapId(), block.reduceId()))
                     .bind(bindAddress, ShuffleConfigKeys.TCP_PORT.get(config))
                     .maxFrameBytes(ShuffleConfigKeys.TCP_MAX_FRAME_BYTES.get(config))
                     .sharedMemory(shmWriter)

@@ -1,37 +1,5 @@
 package dev.ferry.shuffle.transport;
 
-import dev.ferry.common.FerryException;
-import dev.ferry.conf.MapConfigSource;
-import dev.ferry.device.DeviceRuntime;
-import dev.ferry.device.DeviceStream;
-import dev.ferry.device.IpcHandle;
-import dev.ferry.device.memory.DeviceBuffer;
-import dev.ferry.device.pool.DeviceMemoryPool;
-import dev.ferry.shuffle.transport.wire.FrameReader;
-import dev.ferry.shuffle.transport.wire.GpuRdmaBlockResponse;
-import dev.ferry.shuffle.transport.wire.RdmaBlockResponse;
-import dev.ferry.topology.route.Route;
-import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
-import dev.ferry.shuffle.transport.ipc.DeviceLanding;
-import dev.ferry.shuffle.transport.shm.ShmBlockHandle;
-import dev.ferry.shuffle.transport.shm.ShmBlockReader;
-import dev.ferry.shuffle.transport.shm.ShmNames;
-import dev.ferry.shuffle.transport.metrics.RouteCounters;
-import dev.ferry.shuffle.transport.rdma.verbs.Access;
-import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
-import dev.ferry.shuffle.transport.rdma.verbs.DeviceRegistrations;
-import dev.ferry.shuffle.transport.rdma.verbs.ReadTarget;
-import dev.ferry.shuffle.transport.rdma.verbs.Registration;
-import dev.ferry.shuffle.transport.rdma.verbs.RemoteReader;
-import dev.ferry.shuffle.transport.wire.RemoteSlice;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
-import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
-import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
-import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
-import org.junit.jupiter.api.Test;
-
 import java.io.ByteArrayInputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -40,6 +8,40 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+
+import dev.ferry.common.FerryException;
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceStream;
+import dev.ferry.device.IpcHandle;
+import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.device.pool.DeviceMemoryPool;
+import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
+import dev.ferry.shuffle.transport.ipc.DeviceLanding;
+import dev.ferry.shuffle.transport.metrics.RouteCounters;
+import dev.ferry.shuffle.transport.rdma.verbs.Access;
+import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
+import dev.ferry.shuffle.transport.rdma.verbs.DeviceRegistrations;
+import dev.ferry.shuffle.transport.rdma.verbs.ReadTarget;
+import dev.ferry.shuffle.transport.rdma.verbs.Registration;
+import dev.ferry.shuffle.transport.rdma.verbs.RemoteReader;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
+import dev.ferry.shuffle.transport.shm.ShmBlockHandle;
+import dev.ferry.shuffle.transport.shm.ShmBlockReader;
+import dev.ferry.shuffle.transport.shm.ShmNames;
+import dev.ferry.shuffle.transport.wire.BlockLocation;
+import dev.ferry.shuffle.transport.wire.FrameReader;
+import dev.ferry.shuffle.transport.wire.MessageType;
+import dev.ferry.shuffle.transport.wire.RemoteSlice;
+import dev.ferry.shuffle.transport.wire.RemoteSlices;
+import dev.ferry.shuffle.transport.wire.ShmLocation;
+import dev.ferry.topology.route.Route;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -81,8 +83,9 @@ class TestCrossProcessTransports
                         .openLoopbackDevice("sim_mlx5_1", TransportChild.VERBS_SETTINGS)) {
             int port = Integer.parseInt(child.expect("LISTEN"));
             FrameReader frames = new FrameReader(new ByteArrayInputStream(Base64.getDecoder().decode(child.expect("LOCATIONS"))), 1 << 20, dev.ferry.shuffle.transport.wire.MessageType.RESPONSES);
-            GpuRdmaBlockResponse response = assertInstanceOf(GpuRdmaBlockResponse.class, frames.read(), "the block lives on the serving GPU");
-            RdmaBlockResponse location = response.location();
+            BlockLocation response = assertInstanceOf(BlockLocation.class, frames.read());
+            RemoteSlices location = assertInstanceOf(RemoteSlices.class, response.location());
+            assertEquals(RemoteSlices.Memory.DEVICE, location.memory(), "the block lives on the serving GPU");
             assertEquals(length, location.length());
             assertEquals(3, location.slices().size());
 
@@ -165,7 +168,7 @@ class TestCrossProcessTransports
     {
         int length = 70_000;
         try (ChildProcess child = ChildProcess.start(TransportChild.class, "shm", "23", String.valueOf(length))) {
-            ShmBlockHandle handle = ShmBlockHandle.fromBytes(Base64.getDecoder().decode(child.expect("SHM")));
+            ShmBlockHandle handle = ShmBlockHandle.fromLocation(ShmLocation.decode(ByteBuffer.wrap(Base64.getDecoder().decode(child.expect("SHM")))));
             RouteCounters counters = new RouteCounters();
             ShmBlockReader reader = new ShmBlockReader(ShmNames.directory(MapConfigSource.empty()), counters);
             ByteBuffer target = ByteBuffer.allocate(length);
@@ -187,7 +190,7 @@ class TestCrossProcessTransports
         }
     }
 
-    private static List<ReadTarget> targets(RdmaBlockResponse location)
+    private static List<ReadTarget> targets(RemoteSlices location)
     {
         List<ReadTarget> targets = new ArrayList<>();
         for (RemoteSlice slice : location.slices()) {

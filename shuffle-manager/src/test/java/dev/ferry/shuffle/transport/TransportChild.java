@@ -1,37 +1,35 @@
 package dev.ferry.shuffle.transport;
 
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.Map;
+
 import dev.ferry.conf.MapConfigSource;
-import dev.ferry.shuffle.transport.wire.FrameWriter;
-import dev.ferry.shuffle.transport.wire.GpuRdmaBlockResponse;
-import dev.ferry.shuffle.transport.wire.Message;
-import dev.ferry.shuffle.transport.wire.RdmaBlockResponse;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.device.memory.DeviceBuffer;
-import dev.ferry.shuffle.transport.shm.ShmBlockHandle;
-import dev.ferry.shuffle.transport.shm.ShmBlockWriter;
-import dev.ferry.shuffle.transport.shm.ShmNames;
 import dev.ferry.shuffle.transport.rdma.verbs.Access;
 import dev.ferry.shuffle.transport.rdma.verbs.DeviceRegistrations;
 import dev.ferry.shuffle.transport.rdma.verbs.RegistrableMemory;
 import dev.ferry.shuffle.transport.rdma.verbs.Registration;
-import dev.ferry.shuffle.transport.wire.RemoteSlice;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
-
-import java.io.ByteArrayOutputStream;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Base64;
-import java.util.List;
-import java.util.Map;
+import dev.ferry.shuffle.transport.shm.ShmBlockHandle;
+import dev.ferry.shuffle.transport.shm.ShmBlockWriter;
+import dev.ferry.shuffle.transport.shm.ShmNames;
+import dev.ferry.shuffle.transport.wire.BlockLocation;
+import dev.ferry.shuffle.transport.wire.FrameWriter;
+import dev.ferry.shuffle.transport.wire.Message;
+import dev.ferry.shuffle.transport.wire.RemoteSlices;
+import dev.ferry.shuffle.transport.wire.ShmLocation;
 
 /**
  * The other executor of the cross-process tests. Arguments: mode, seed, length.
@@ -91,8 +89,9 @@ public final class TransportChild
             }
             Registration registration = device.protectionDomain().register(memory, Access.remoteReadable());
             // The shuffle protocol's answer to an RDMA fetch, as the block server would send it.
-            RdmaBlockResponse location = new RdmaBlockResponse(1, 0, length, "localhost", device.listenAddress().getPort(), registration.remoteSlices(0, length));
-            Message response = gpu ? new GpuRdmaBlockResponse(location) : location;
+            RemoteSlices slices = new RemoteSlices(gpu ? RemoteSlices.Memory.DEVICE : RemoteSlices.Memory.HOST, length, "localhost", device.listenAddress().getPort(),
+                    registration.remoteSlices(0, length));
+            Message response = new BlockLocation(1, 0, slices);
             ByteArrayOutputStream frame = new ByteArrayOutputStream();
             new FrameWriter(frame).write(response);
             byte[] bytes = frame.toByteArray();
@@ -131,7 +130,10 @@ public final class TransportChild
     {
         try (ShmBlockWriter writer = new ShmBlockWriter(ShmNames.directory(MapConfigSource.empty()))) {
             ShmBlockHandle handle = writer.publish(TestBytes.direct(seed, length));
-            say("SHM " + Base64.getEncoder().encodeToString(handle.toBytes()));
+            ShmLocation location = handle.toLocation();
+            ByteBuffer encoded = ByteBuffer.allocate(location.encodedLength());
+            location.encode(encoded);
+            say("SHM " + Base64.getEncoder().encodeToString(encoded.array()));
             for (String line = in.readLine(); line != null && !line.equals("EXIT"); line = in.readLine()) {
                 if (line.equals("RELEASE")) {
                     writer.release(handle);

@@ -1,5 +1,6 @@
 package dev.ferry.examples.bench.transport;
 
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -73,7 +74,7 @@ public final class DevicePeerProcess
                 }
             };
             // Every block is on the GPU: the host path (a spilled block) is never asked for.
-            try (TcpBlockServer server = TcpBlockServer.builder(ref -> Optional.empty()).bind(InetAddress.getLoopbackAddress(), 0)
+            try (TcpBlockServer server = BlockServers.builder(ref -> Optional.empty()).bind(InetAddress.getLoopbackAddress(), 0)
                     .maxFrameBytes(16 << 20).sharedMemory(writer).deviceBlocks(device).start()) {
                 System.out.println("LISTEN " + server.port());
                 System.out.flush();

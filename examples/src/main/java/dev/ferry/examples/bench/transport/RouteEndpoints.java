@@ -1,5 +1,6 @@
 package dev.ferry.examples.bench.transport;
 
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -167,7 +168,7 @@ final class RouteEndpoints
         }
         else {
             ShmBlockWriter writer = new ShmBlockWriter(shm, TransportConfigKeys.SHM_STAGING_BYTES.defaultValue());
-            TcpBlockServer server = TcpBlockServer.builder(source).bind(InetAddress.getLoopbackAddress(), 0)
+            TcpBlockServer server = BlockServers.builder(source).bind(InetAddress.getLoopbackAddress(), 0)
                     .maxFrameBytes(maxFrameBytes).sharedMemory(writer).verbs(serverNic).auth(auth).deviceBlocks(devicePath).start();
             resources.add(0, writer);
             resources.add(0, server);

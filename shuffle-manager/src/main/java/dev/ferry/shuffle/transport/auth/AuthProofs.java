@@ -18,6 +18,7 @@ import java.util.Arrays;
 
 import dev.ferry.shuffle.transport.crypto.DirectionKey;
 import dev.ferry.shuffle.transport.crypto.SessionKeys;
+import dev.ferry.shuffle.transport.wire.MessageType;
 
 /**
  * The cryptography of the handshake (see {@code README.md} beside this class): HMAC-SHA256 proofs
@@ -32,7 +33,8 @@ final class AuthProofs
     static final int PROOF_BYTES = 32;
     private static final String MAC = "HmacSHA256";
     private static final String CURVE = "X25519";
-    private static final byte[] KEY_LABEL = "ferry-transport-auth-v2".getBytes(StandardCharsets.UTF_8);
+    // The wire version is in the key: peers of another layout fail the handshake instead of misreading frames.
+    private static final byte[] KEY_LABEL = ("ferry-transport-auth-v" + MessageType.WIRE_VERSION).getBytes(StandardCharsets.UTF_8);
 
     private final byte[] key;
 

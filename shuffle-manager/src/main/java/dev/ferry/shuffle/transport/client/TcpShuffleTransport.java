@@ -1,13 +1,10 @@
 package dev.ferry.shuffle.transport.client;
 
-import dev.ferry.shuffle.transport.auth.TcpAuth;
-import dev.ferry.shuffle.transport.rdma.VerbsBlocks;
-
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
-import java.time.Duration;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,10 +19,7 @@ import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
-import dev.ferry.topology.route.Route;
-import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
-import dev.ferry.shuffle.transport.shm.ShmBlockReader;
-import dev.ferry.shuffle.transport.metrics.RouteCounters;
+import dev.ferry.shuffle.transport.auth.TcpAuth;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -87,56 +81,30 @@ public final class TcpShuffleTransport
     public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator)
             throws IOException
     {
-        return fetch(peer, blocks, allocator, ROUTE, connection -> connection.fetch(blocks, allocator));
-    }
-
-    /** Blocks of a same-node peer through shared memory (HOST_SHM, or HOST_STAGED for GPU-resident blocks); only handles cross the socket. */
-    public FetchedBlocks fetchShm(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, String route, ShmBlockReader shm)
-            throws IOException
-    {
-        return fetch(peer, blocks, allocator, route, connection -> connection.fetchShm(blocks, allocator, shm));
-    }
-
-    /** Blocks of another node's peer by one-sided RDMA READs; the socket carries only the request and the remote slices. */
-    public FetchedBlocks fetchRdma(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, String route, VerbsBlocks verbs)
-            throws IOException
-    {
-        return fetch(peer, blocks, allocator, route, connection -> connection.fetchRdma(blocks, allocator, verbs));
-    }
-
-    /** GPU-resident blocks of a same-node peer over CUDA IPC (NVLINK or PCIE_P2P per {@code route}), copied straight into host memory; spilled ones HOST_STAGED. */
-    public FetchedBlocks fetchIpc(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, Route route, DeviceBlockReader device, ShmBlockReader staged, RouteCounters counters)
-            throws IOException
-    {
-        List<String> carried = new ArrayList<>();
-        FetchedBlocks fetched = fetch(peer, blocks, allocator, route.name(), connection -> connection.fetchIpc(blocks, allocator, device, route, staged, counters, carried));
-        return new FetchedBlocks(fetched.route(), fetched.blocks(), carried);
-    }
-
-    /** GPU-resident blocks of another node's peer by GPUDirect RDMA READs out of its GPU into host memory here; spilled ones RDMA_HOST_STAGED. */
-    public FetchedBlocks fetchGpuRdma(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, VerbsBlocks verbs, RouteCounters counters)
-            throws IOException
-    {
-        List<String> carried = new ArrayList<>();
-        FetchedBlocks fetched = fetch(peer, blocks, allocator, Route.GPUDIRECT_RDMA.name(), connection -> connection.fetchGpuRdma(blocks, allocator, verbs, counters, carried));
-        return new FetchedBlocks(fetched.route(), fetched.blocks(), carried);
+        return fetch(peer, blocks, ROUTE, connection -> connection.fetchInline(blocks, allocator));
     }
 
     /** Blocks streamed over the socket, reported as {@code route} (TCP, or IPOIB_TCP where the stream runs over IP-over-InfiniBand). */
     public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, String route)
             throws IOException
     {
-        return fetch(peer, blocks, allocator, route, connection -> connection.fetch(blocks, allocator));
+        return fetch(peer, blocks, route, connection -> connection.fetchInline(blocks, allocator));
     }
 
+    /** One route's exchange on a pooled connection: what a route's client handler does with it. */
     @FunctionalInterface
-    private interface Exchange
+    public interface Exchange
     {
         List<BlockBytes> run(TcpConnection connection)
                 throws IOException;
     }
 
-    private FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator, String route, Exchange exchange)
+    /**
+     * Runs {@code exchange} on a pooled (or new) connection to {@code peer}, within the peer's
+     * connection limit, with this transport's retries and failure handling; the blocks are reported
+     * as carried by {@code route}. The route packages' client handlers fetch through this.
+     */
+    public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, String route, Exchange exchange)
             throws IOException
     {
         if (closed) {

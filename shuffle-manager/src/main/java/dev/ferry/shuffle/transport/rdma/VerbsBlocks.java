@@ -12,8 +12,6 @@ import java.util.concurrent.LinkedBlockingDeque;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.store.BlockBytes;
-import dev.ferry.shuffle.transport.wire.RdmaAdmission;
-import dev.ferry.shuffle.transport.wire.RdmaBlockResponse;
 import dev.ferry.shuffle.transport.rdma.verbs.Access;
 import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
 import dev.ferry.shuffle.transport.rdma.verbs.DeviceRegistrations;
@@ -21,11 +19,16 @@ import dev.ferry.shuffle.transport.rdma.verbs.ReadTarget;
 import dev.ferry.shuffle.transport.rdma.verbs.RegistrableMemory;
 import dev.ferry.shuffle.transport.rdma.verbs.Registration;
 import dev.ferry.shuffle.transport.rdma.verbs.RemoteReader;
-import dev.ferry.shuffle.transport.wire.RemoteSlice;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
+import dev.ferry.shuffle.transport.server.SessionAdmissions;
+import dev.ferry.shuffle.transport.wire.RdmaAdmission;
+import dev.ferry.shuffle.transport.wire.RdmaAdmissionRequest;
+import dev.ferry.shuffle.transport.wire.RemoteSlice;
+import dev.ferry.shuffle.transport.wire.RemoteSlices;
+import dev.ferry.shuffle.transport.wire.RemoteSlices.Memory;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.slf4j.Logger;
@@ -47,7 +50,7 @@ import static java.util.Objects.requireNonNull;
  * that stream, and a reader READs a peer's slices only over a connection that peer admitted.
  */
 public final class VerbsBlocks
-        implements AutoCloseable
+        implements SessionAdmissions, AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(VerbsBlocks.class);
 
@@ -76,7 +79,7 @@ public final class VerbsBlocks
     }
 
     /** A block registered for remote READs (an empty block: no registration); closing deregisters it, then releases the block's bytes (host) or lease (device). */
-    public record Exported(AutoCloseable bytes, Registration registration, RdmaBlockResponse response)
+    public record Exported(AutoCloseable bytes, Registration registration, RemoteSlices slices)
             implements AutoCloseable
     {
         @Override
@@ -102,16 +105,18 @@ public final class VerbsBlocks
     }
 
     /** Server side: a token for one queue pair from {@code readerNicHost}, bound to TCP session {@code session}, and this NIC's listener. */
-    public RdmaAdmission admit(long session, String readerNicHost)
+    @Override
+    public RdmaAdmission admit(long session, RdmaAdmissionRequest request)
             throws VerbsException
     {
-        ConnectionToken token = device.admissions().issue(session, readerNicHost);
+        ConnectionToken token = device.admissions().issue(session, request.readerNicHost());
         InetSocketAddress listen = device.listenAddress();
         return new RdmaAdmission(token.privateData(), listen.getAddress().getHostAddress(), listen.getPort());
     }
 
     /** Server side: TCP session {@code session} closed; its unused tokens admit nothing. */
-    public void revokeSession(long session)
+    @Override
+    public void sessionClosed(long session)
     {
         device.admissions().revokeSession(session);
     }
@@ -143,7 +148,7 @@ public final class VerbsBlocks
             }
         }
         RdmaAdmission admission = admitter.admit(device.listenAddress().getAddress().getHostAddress());
-        return device.connect(new InetSocketAddress(admission.nicHost(), admission.nicPort()), timeout, admission.token());
+        return device.connect(new InetSocketAddress(admission.nicHost(), admission.nicPort()), timeout, new ConnectionToken(admission.token()));
     }
 
     /** Reader side: back to the pool after a fetch that went well; closed (never reused) otherwise. */
@@ -158,22 +163,22 @@ public final class VerbsBlocks
     }
 
     /** Registers {@code bytes} (taking ownership) and describes where a peer READs them. */
-    public Exported export(long requestId, int index, BlockBytes bytes)
+    public Exported export(BlockBytes bytes)
             throws VerbsException
     {
         if (bytes.length() == 0) {
             // Nothing to READ (and a NIC registers no empty region): the response alone carries the block.
             InetSocketAddress listen = device.listenAddress();
-            return new Exported(bytes, null, new RdmaBlockResponse(requestId, index, 0, listen.getAddress().getHostAddress(), listen.getPort(), List.of()));
+            return new Exported(bytes, null, new RemoteSlices(Memory.HOST, 0, listen.getAddress().getHostAddress(), listen.getPort(), List.of()));
         }
         boolean success = false;
         try {
             int length = Math.toIntExact(bytes.length());
             Registration registration = device.protectionDomain().register(RegistrableMemory.host(bytes.buffer().nioBuffer(0, length)), Access.remoteReadable());
             try {
-                RdmaBlockResponse response = response(requestId, index, length, registration);
+                RemoteSlices slices = slices(Memory.HOST, length, registration);
                 success = true;
-                return new Exported(bytes, registration, response);
+                return new Exported(bytes, registration, slices);
             }
             finally {
                 if (!success) {
@@ -193,7 +198,7 @@ public final class VerbsBlocks
      * {@link DeviceRegistrations#register}, which the NIC refuses without peer memory
      * ({@code nvidia_peermem}; the simulated NIC as the topology says).
      */
-    public Exported exportDevice(long requestId, int index, DeviceRuntime runtime, BlockLease lease)
+    public Exported exportDevice(DeviceRuntime runtime, BlockLease lease)
             throws VerbsException
     {
         boolean success = false;
@@ -201,9 +206,9 @@ public final class VerbsBlocks
             int length = Math.toIntExact(lease.length());
             Registration registration = DeviceRegistrations.register(runtime, lease.buffer(), device.protectionDomain(), Access.remoteReadable());
             try {
-                RdmaBlockResponse response = response(requestId, index, length, registration);
+                RemoteSlices slices = slices(Memory.DEVICE, length, registration);
                 success = true;
-                return new Exported(lease, registration, response);
+                return new Exported(lease, registration, slices);
             }
             finally {
                 if (!success) {
@@ -218,12 +223,12 @@ public final class VerbsBlocks
         }
     }
 
-    private RdmaBlockResponse response(long requestId, int index, int length, Registration registration)
+    private RemoteSlices slices(Memory memory, int length, Registration registration)
             throws VerbsException
     {
         List<RemoteSlice> slices = registration.remoteSlices(0, length);
         InetSocketAddress listen = device.listenAddress();
-        return new RdmaBlockResponse(requestId, index, length, listen.getAddress().getHostAddress(), listen.getPort(), slices);
+        return new RemoteSlices(memory, length, listen.getAddress().getHostAddress(), listen.getPort(), slices);
     }
 
     /**
@@ -231,7 +236,7 @@ public final class VerbsBlocks
      * GPUDirect RDMA block the peer's NIC reads its GPU memory and this NIC writes host memory: the
      * block goes straight to where Spark's CPU decoder wants it, never through this executor's GPU.
      */
-    public BlockBytes read(RdmaBlockResponse response, BufferAllocator allocator, VerbsConnection connection)
+    public BlockBytes read(RemoteSlices response, BufferAllocator allocator, VerbsConnection connection)
             throws IOException
     {
         InetSocketAddress listener = new InetSocketAddress(response.nicHost(), response.nicPort());
@@ -263,7 +268,7 @@ public final class VerbsBlocks
     }
 
     /** One-sided READs of every slice of {@code response} into {@code sink}, over {@code connection}, admitted by the peer's NIC. */
-    private void readInto(RdmaBlockResponse response, Registration sink, VerbsConnection connection)
+    private void readInto(RemoteSlices response, Registration sink, VerbsConnection connection)
             throws IOException
     {
         if (closed) {

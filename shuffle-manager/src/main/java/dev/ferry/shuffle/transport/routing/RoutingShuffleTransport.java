@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.ferry.device.ipc.SharedMappings;
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.route.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
@@ -17,19 +18,22 @@ import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
 import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.crypto.SparkCryptoSettings;
+import dev.ferry.shuffle.transport.gpurdma.GpuRdmaBlockFetcher;
+import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
+import dev.ferry.shuffle.transport.ipc.DeviceLanding;
+import dev.ferry.shuffle.transport.ipc.IpcBlockFetcher;
+import dev.ferry.shuffle.transport.metrics.PeerRouteLog;
+import dev.ferry.shuffle.transport.metrics.RouteCounters;
+import dev.ferry.shuffle.transport.rdma.RdmaBlockFetcher;
 import dev.ferry.shuffle.transport.rdma.VerbsBlocks;
+import dev.ferry.shuffle.transport.shm.ShmBlockFetcher;
+import dev.ferry.shuffle.transport.shm.ShmBlockReader;
 import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.model.NodeTopology;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RouteDecision;
 import dev.ferry.topology.route.RoutePolicy;
-import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
-import dev.ferry.device.ipc.SharedMappings;
-import dev.ferry.shuffle.transport.crypto.SparkCryptoSettings;
-import dev.ferry.shuffle.transport.ipc.DeviceLanding;
-import dev.ferry.shuffle.transport.shm.ShmBlockReader;
-import dev.ferry.shuffle.transport.metrics.PeerRouteLog;
-import dev.ferry.shuffle.transport.metrics.RouteCounters;
 import org.apache.arrow.memory.BufferAllocator;
 
 import static java.util.Objects.requireNonNull;
@@ -234,21 +238,21 @@ public final class RoutingShuffleTransport
         Route carrier = choice.carrier();
         if (carrier == Route.HOST_SHM) {
             // ShmBlockReader counts each block on HOST_SHM itself.
-            return stream.fetchShm(peer, blocks, allocator, carrier.name(), shm);
+            return ShmBlockFetcher.fetch(stream, peer, blocks, allocator, carrier.name(), shm);
         }
         if (carrier == Route.NVLINK || carrier == Route.PCIE_P2P) {
             // DeviceBlockReader counts each block on the device route, the connection the spilled ones on HOST_STAGED.
-            return stream.fetchIpc(peer, blocks, allocator, carrier, deviceReader.orElseThrow(), unCountedShm, counters);
+            return IpcBlockFetcher.fetch(stream, peer, blocks, allocator, carrier, deviceReader.orElseThrow(), unCountedShm, counters);
         }
         if (carrier == Route.GPUDIRECT_RDMA) {
-            return stream.fetchGpuRdma(peer, blocks, allocator, verbs.orElseThrow(), counters);
+            return GpuRdmaBlockFetcher.fetch(stream, peer, blocks, allocator, verbs.orElseThrow(), counters);
         }
         FetchedBlocks fetched;
         if (carrier == Route.HOST_STAGED) {
-            fetched = stream.fetchShm(peer, blocks, allocator, carrier.name(), unCountedShm);
+            fetched = ShmBlockFetcher.fetch(stream, peer, blocks, allocator, carrier.name(), unCountedShm);
         }
         else if (carrier == Route.RDMA || carrier == Route.RDMA_HOST_STAGED) {
-            fetched = stream.fetchRdma(peer, blocks, allocator, carrier.name(), verbs.orElseThrow());
+            fetched = RdmaBlockFetcher.fetch(stream, peer, blocks, allocator, carrier.name(), verbs.orElseThrow());
         }
         else {
             fetched = stream.fetch(peer, blocks, allocator, carrier.name());

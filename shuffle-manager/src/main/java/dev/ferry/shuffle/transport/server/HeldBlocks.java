@@ -1,14 +1,8 @@
 package dev.ferry.shuffle.transport.server;
 
-import dev.ferry.shuffle.transport.rdma.VerbsBlocks;
-
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.ferry.device.pool.BlockLease;
-import dev.ferry.shuffle.store.BlockBytes;
-import dev.ferry.shuffle.transport.shm.ShmBlockHandle;
-import dev.ferry.shuffle.transport.shm.ShmBlockWriter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,63 +10,41 @@ import org.slf4j.LoggerFactory;
  * What one connection of the block server holds for its peer's last request, until the peer says
  * it has the blocks (its {@code FetchDone} or next request) or the connection closes: shared-memory
  * files published for it, store blocks whose shared memory it reads, NIC registrations, lent device
- * buffers. One owner, released together. Not thread-safe (a connection is served by one thread).
+ * buffers. Each route's handler hands what it holds here as one {@link AutoCloseable}; one owner,
+ * released together, in the order taken. Not thread-safe (a connection is served by one thread).
  */
-final class HeldBlocks
+public final class HeldBlocks
         implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(HeldBlocks.class);
 
-    private final ShmBlockWriter shmWriter;
-    private final List<ShmBlockHandle> published = new ArrayList<>();
-    private final List<BlockBytes> shared = new ArrayList<>();
-    private final List<VerbsBlocks.Exported> exported = new ArrayList<>();
-    private final List<BlockLease> lent = new ArrayList<>();
+    private final List<AutoCloseable> held = new ArrayList<>();
 
-    /** {@code shmWriter}: where published handles are released (null when this server publishes none). */
-    HeldBlocks(ShmBlockWriter shmWriter)
+    /** Holds {@code resource} until the peer's next request or the connection's close. */
+    public void hold(AutoCloseable resource)
     {
-        this.shmWriter = shmWriter;
+        held.add(resource);
     }
 
-    void published(ShmBlockHandle handle)
+    /** Resources held now. */
+    public int size()
     {
-        published.add(handle);
-    }
-
-    void shared(BlockBytes block)
-    {
-        shared.add(block);
-    }
-
-    void exported(VerbsBlocks.Exported export)
-    {
-        exported.add(export);
-    }
-
-    void lent(BlockLease lease)
-    {
-        lent.add(lease);
+        return held.size();
     }
 
     /** Lets go of everything held; the connection may go on holding more for the next request. */
-    void releaseAll()
+    public void releaseAll()
     {
-        for (ShmBlockHandle handle : published) {
+        for (AutoCloseable resource : held) {
             try {
-                shmWriter.release(handle);
+                resource.close();
             }
-            catch (RuntimeException e) {
-                LOG.debug("Releasing shared-memory block {}: {}", handle.fileName(), e.getMessage());
+            catch (Exception e) {
+                // The peer has the block already; a release that fails leaks at most until the store's own cleanup.
+                LOG.debug("Releasing a block held for a peer: {}", e.getMessage());
             }
         }
-        published.clear();
-        shared.forEach(BlockBytes::close);
-        shared.clear();
-        exported.forEach(VerbsBlocks.Exported::close);
-        exported.clear();
-        lent.forEach(BlockLease::close);
-        lent.clear();
+        held.clear();
     }
 
     @Override

@@ -1,10 +1,9 @@
 package dev.ferry.shuffle.transport.shm;
 
-import dev.ferry.device.ipc.Unmapper;
-
 import java.nio.MappedByteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.ferry.device.ipc.Unmapper;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.ForeignAllocation;

@@ -1,8 +1,8 @@
 package dev.ferry.shuffle.transport.shm;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+
+import dev.ferry.shuffle.transport.wire.ShmLocation;
 
 import static java.util.Objects.requireNonNull;
 
@@ -11,8 +11,7 @@ import static java.util.Objects.requireNonNull;
  * resolves it in its own configured directory), where the block starts and how long it is, and,
  * for a range of the writer's reused staging arena, the name of the lease file the reader must hold
  * while it uses the range (the writer reuses the range only once no reader holds it).
- * Wire: short name length, ASCII name, long offset, long length, then for a leased range short
- * lease-name length and ASCII lease name.
+ * On the wire it travels as a {@link ShmLocation}.
  */
 public record ShmBlockHandle(String fileName, long offset, long length, Optional<String> leaseName)
 {
@@ -35,45 +34,15 @@ public record ShmBlockHandle(String fileName, long offset, long length, Optional
         }
     }
 
-    public byte[] toBytes()
+    /** This handle as the wire carries it, field by field. */
+    public ShmLocation toLocation()
     {
-        byte[] name = fileName.getBytes(StandardCharsets.US_ASCII);
-        byte[] lease = leaseName.map(value -> value.getBytes(StandardCharsets.US_ASCII)).orElse(null);
-        ByteBuffer bytes = ByteBuffer.allocate(2 + name.length + 16 + (lease == null ? 0 : 2 + lease.length));
-        bytes.putShort((short) name.length).put(name).putLong(offset).putLong(length);
-        if (lease != null) {
-            bytes.putShort((short) lease.length).put(lease);
-        }
-        return bytes.array();
+        return new ShmLocation(fileName, offset, length, leaseName);
     }
 
-    public static ShmBlockHandle fromBytes(byte[] bytes)
+    /** A handle from a peer's location, its names checked here as this reader's directory requires. */
+    public static ShmBlockHandle fromLocation(ShmLocation location)
     {
-        try {
-            ByteBuffer buffer = ByteBuffer.wrap(requireNonNull(bytes, "bytes is null"));
-            String name = name(buffer);
-            long offset = buffer.getLong();
-            long length = buffer.getLong();
-            Optional<String> lease = buffer.hasRemaining() ? Optional.of(name(buffer)) : Optional.empty();
-            ShmBlockHandle handle = new ShmBlockHandle(name, offset, length, lease);
-            if (buffer.hasRemaining()) {
-                throw new IllegalArgumentException(buffer.remaining() + " trailing bytes");
-            }
-            return handle;
-        }
-        catch (RuntimeException e) {
-            throw new IllegalArgumentException("Malformed shared-memory block handle: " + e.getMessage(), e);
-        }
-    }
-
-    private static String name(ByteBuffer buffer)
-    {
-        int nameLength = buffer.getShort();
-        if (nameLength < 0 || nameLength > 255) {
-            throw new IllegalArgumentException("name length " + nameLength);
-        }
-        byte[] name = new byte[nameLength];
-        buffer.get(name);
-        return new String(name, StandardCharsets.US_ASCII);
+        return new ShmBlockHandle(location.fileName(), location.offset(), location.length(), location.leaseName());
     }
 }

@@ -1,27 +1,26 @@
 package dev.ferry.shuffle.transport.shm;
 
-import dev.ferry.common.ErrorCategory;
-import dev.ferry.common.FerryException;
-import dev.ferry.device.ipc.IpcImportLease;
-import dev.ferry.device.ipc.SharedMappings;
-import dev.ferry.topology.route.Route;
-import dev.ferry.shuffle.transport.metrics.RouteCounters;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.nio.file.Files;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
+import dev.ferry.device.ipc.IpcImportLease;
+import dev.ferry.device.ipc.SharedMappings;
+import dev.ferry.shuffle.transport.metrics.RouteCounters;
+import dev.ferry.topology.route.Route;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.ForeignAllocation;

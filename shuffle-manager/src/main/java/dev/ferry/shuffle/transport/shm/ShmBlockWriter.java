@@ -1,16 +1,5 @@
 package dev.ferry.shuffle.transport.shm;
 
-import dev.ferry.common.ErrorCategory;
-import dev.ferry.common.FerryException;
-import dev.ferry.device.ipc.ArenaMemory;
-import dev.ferry.device.ipc.IpcExportLease;
-import dev.ferry.device.ipc.SharedArena;
-import dev.ferry.device.memory.DeviceOutOfMemoryException;
-import dev.ferry.device.memory.MemoryLocation;
-import dev.ferry.device.memory.NativeMemory;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -24,6 +13,17 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
+import dev.ferry.device.ipc.ArenaMemory;
+import dev.ferry.device.ipc.IpcExportLease;
+import dev.ferry.device.ipc.SharedArena;
+import dev.ferry.device.memory.DeviceOutOfMemoryException;
+import dev.ferry.device.memory.MemoryLocation;
+import dev.ferry.device.memory.NativeMemory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static java.util.Objects.requireNonNull;
 

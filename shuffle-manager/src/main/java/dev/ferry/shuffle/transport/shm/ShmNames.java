@@ -1,9 +1,5 @@
 package dev.ferry.shuffle.transport.shm;
 
-import dev.ferry.conf.ConfigSource;
-import dev.ferry.device.ipc.SharedMemoryFiles;
-import dev.ferry.shuffle.transport.TransportConfigKeys;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -12,6 +8,9 @@ import java.util.HexFormat;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.ferry.conf.ConfigSource;
+import dev.ferry.device.ipc.SharedMemoryFiles;
+import dev.ferry.shuffle.transport.TransportConfigKeys;
 
 /**
  * Names and directory of HOST_SHM files. Names carry 128 random bits, so another local user

@@ -31,9 +31,15 @@ final class Encoding
 
     static String readString(ByteBuffer buffer)
     {
-        int length = readCount(buffer, 1, "string length");
-        if (length > MAX_STRING_BYTES) {
-            throw new IllegalArgumentException("String field of " + length + " bytes exceeds the limit of " + MAX_STRING_BYTES);
+        return readString(buffer, MAX_STRING_BYTES, "string");
+    }
+
+    /** A string field named {@code what}, at most {@code maxBytes} UTF-8 bytes (checked before allocating). */
+    static String readString(ByteBuffer buffer, int maxBytes, String what)
+    {
+        int length = readCount(buffer, 1, what + " length");
+        if (length > maxBytes) {
+            throw new IllegalArgumentException(what + " field of " + length + " bytes exceeds the limit of " + maxBytes);
         }
         byte[] bytes = new byte[length];
         buffer.get(bytes);
@@ -53,9 +59,15 @@ final class Encoding
 
     static byte[] readBytes(ByteBuffer buffer)
     {
-        int length = readCount(buffer, 1, "byte field length");
-        if (length > MAX_BYTES_FIELD) {
-            throw new IllegalArgumentException("Byte field of " + length + " bytes exceeds the limit of " + MAX_BYTES_FIELD);
+        return readBytes(buffer, MAX_BYTES_FIELD, "byte field");
+    }
+
+    /** A byte array field named {@code what}, at most {@code maxBytes} long (checked before allocating). */
+    static byte[] readBytes(ByteBuffer buffer, int maxBytes, String what)
+    {
+        int length = readCount(buffer, 1, what + " length");
+        if (length > maxBytes) {
+            throw new IllegalArgumentException(what + " field of " + length + " bytes exceeds the limit of " + maxBytes);
         }
         byte[] bytes = new byte[length];
         buffer.get(bytes);

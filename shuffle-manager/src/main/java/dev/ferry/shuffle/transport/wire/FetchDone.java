@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  * connection may not come for a long time. No answer. Wire: no fields.
  */
 public record FetchDone()
-        implements Message
+        implements Request
 {
     @Override
     public MessageType type()

@@ -6,18 +6,31 @@ import java.util.List;
 
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 
-/** Asks for blocks of one shuffle; the server answers one {@link BlockResponse} or {@link FetchFailure} per block, in order. */
-public record FetchRequest(long requestId, int shuffleId, List<Block> blocks)
-        implements Message
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Asks for blocks of one shuffle, answered on {@code route}: one {@link BlockResponse},
+ * {@link BlockLocation} or {@link FetchFailure} per block, in order. What the server holds for a
+ * request (published files, registrations, lent GPU buffers) is released when the reader says it is
+ * done ({@link FetchDone}), sends its next request, or the connection closes.
+ * Wire: long requestId, byte route, int shuffleId, int count, then count times (long mapId, int reduceId).
+ */
+public record FetchRequest(long requestId, FetchRoute route, int shuffleId, List<Block> blocks)
+        implements Request
 {
     private static final int BLOCK_BYTES = Long.BYTES + Integer.BYTES;
+    private static final int FIXED_BYTES = Long.BYTES + 1 + Integer.BYTES + Integer.BYTES;
 
     public FetchRequest
     {
+        requireNonNull(route, "route is null");
         blocks = List.copyOf(blocks);
+        if (blocks.isEmpty()) {
+            throw new IllegalArgumentException("A fetch request needs at least one block");
+        }
     }
 
-    public static FetchRequest of(long requestId, List<ShuffleBlockRef> refs)
+    public static FetchRequest of(long requestId, FetchRoute route, List<ShuffleBlockRef> refs)
     {
         if (refs.isEmpty()) {
             throw new IllegalArgumentException("A fetch request needs at least one block");
@@ -30,7 +43,7 @@ public record FetchRequest(long requestId, int shuffleId, List<Block> blocks)
             }
             blocks.add(new Block(ref.mapId(), ref.reduceId()));
         }
-        return new FetchRequest(requestId, shuffleId, blocks);
+        return new FetchRequest(requestId, route, shuffleId, blocks);
     }
 
     public ShuffleBlockRef ref(int index)
@@ -48,13 +61,14 @@ public record FetchRequest(long requestId, int shuffleId, List<Block> blocks)
     @Override
     public int encodedLength()
     {
-        return Long.BYTES + Integer.BYTES + Integer.BYTES + blocks.size() * BLOCK_BYTES;
+        return FIXED_BYTES + blocks.size() * BLOCK_BYTES;
     }
 
     @Override
     public void encode(ByteBuffer target)
     {
         target.putLong(requestId);
+        target.put(route.id());
         target.putInt(shuffleId);
         target.putInt(blocks.size());
         for (Block block : blocks) {
@@ -65,7 +79,9 @@ public record FetchRequest(long requestId, int shuffleId, List<Block> blocks)
 
     public static FetchRequest decode(ByteBuffer source)
     {
+        Encoding.need(source, FIXED_BYTES, "fetch request header");
         long requestId = source.getLong();
+        FetchRoute route = FetchRoute.fromId(source.get());
         int shuffleId = source.getInt();
         int count = source.getInt();
         // The count comes off the wire: check it against the bytes actually there before allocating.
@@ -76,7 +92,7 @@ public record FetchRequest(long requestId, int shuffleId, List<Block> blocks)
         for (int i = 0; i < count; i++) {
             blocks.add(new Block(source.getLong(), source.getInt()));
         }
-        return new FetchRequest(requestId, shuffleId, blocks);
+        return new FetchRequest(requestId, route, shuffleId, blocks);
     }
 
     public record Block(long mapId, int reduceId)

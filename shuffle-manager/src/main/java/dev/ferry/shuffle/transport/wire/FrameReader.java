@@ -60,7 +60,7 @@ public final class FrameReader
         byte id = in.readByte();
         MessageType type = MessageType.fromIdOrNull(id);
         if (type == null) {
-            throw new IOException("Unknown message type " + id + " (frame of " + frameLength + " bytes)");
+            throw new IOException(MessageType.unknownIdReason(id) + " (frame of " + frameLength + " bytes)");
         }
         if (!accepted.contains(type)) {
             throw new IOException("Unexpected " + type + " frame here (expected one of " + accepted + ")");
@@ -89,22 +89,8 @@ public final class FrameReader
                     return FetchRequest.decode(buffer);
                 case FETCH_FAILURE:
                     return FetchFailure.decode(buffer);
-                case SHM_FETCH_REQUEST:
-                    return ShmFetchRequest.decode(buffer);
-                case SHM_BLOCK_RESPONSE:
-                    return ShmBlockResponse.decode(buffer);
-                case RDMA_FETCH_REQUEST:
-                    return RdmaFetchRequest.decode(buffer);
-                case RDMA_BLOCK_RESPONSE:
-                    return RdmaBlockResponse.decode(buffer);
-                case IPC_FETCH_REQUEST:
-                    return IpcFetchRequest.decode(buffer);
-                case IPC_BLOCK_RESPONSE:
-                    return IpcBlockResponse.decode(buffer);
-                case GPU_RDMA_FETCH_REQUEST:
-                    return GpuRdmaFetchRequest.decode(buffer);
-                case GPU_RDMA_BLOCK_RESPONSE:
-                    return new GpuRdmaBlockResponse(RdmaBlockResponse.decode(buffer));
+                case BLOCK_LOCATION:
+                    return whole(type, BlockLocation.decode(buffer), buffer);
                 case AUTH_CLIENT_HELLO:
                     return whole(type, AuthClientHello.decode(buffer), buffer);
                 case AUTH_SERVER_CHALLENGE:

@@ -6,13 +6,13 @@ import java.nio.ByteBuffer;
  * A message of the TCP shuffle protocol. On the wire: a frame of {@code int length} (the bytes
  * after it), the type byte, the message's header ({@link #encodedLength} bytes, written by
  * {@link #encode}) and, for a {@link BlockResponse}, the block's bytes. Big-endian throughout.
- * Adding a message: a class here, a {@link MessageType}, a case in {@link FrameReader}, a server
- * branch, and a line in the protocol test.
+ * Adding a message: a class here, a {@link MessageType} with a new id (never a retired one), a case
+ * in {@link FrameReader}, for a request a case in the server's dispatch, a row in the module README's
+ * protocol table (a test checks it) and a round trip in the protocol tests.
  */
 public sealed interface Message
-        permits FetchRequest, BlockResponse, FetchFailure, BlockListRequest, ShmBlockResponse, RdmaBlockResponse, IpcBlockResponse,
-        GpuRdmaBlockResponse, AuthClientHello, AuthServerChallenge, AuthClientProof, AuthServerProof, AuthFailure, FetchDone,
-        RdmaAdmissionRequest, RdmaAdmission
+        permits Request, BlockResponse, BlockLocation, FetchFailure, AuthClientHello, AuthServerChallenge, AuthClientProof, AuthServerProof,
+        AuthFailure, RdmaAdmission
 {
     MessageType type();
 

@@ -2,6 +2,8 @@ package dev.ferry.shuffle.transport.wire;
 
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -14,18 +16,10 @@ import java.util.Set;
  */
 public enum MessageType
 {
-    FETCH_REQUEST(1, Phase.REQUEST),
+    // Ids 1 and 4-11 are retired (see RETIRED): never reuse them.
     BLOCK_RESPONSE(2, Phase.RESPONSE),
     FETCH_FAILURE(3, Phase.RESPONSE),
-    SHM_FETCH_REQUEST(4, Phase.REQUEST),
-    SHM_BLOCK_RESPONSE(5, Phase.RESPONSE),
-    RDMA_FETCH_REQUEST(6, Phase.REQUEST),
-    RDMA_BLOCK_RESPONSE(7, Phase.RESPONSE),
-    IPC_FETCH_REQUEST(8, Phase.REQUEST),
-    IPC_BLOCK_RESPONSE(9, Phase.RESPONSE),
-    GPU_RDMA_FETCH_REQUEST(10, Phase.REQUEST),
-    GPU_RDMA_BLOCK_RESPONSE(11, Phase.RESPONSE),
-    // The authentication handshake (spark.authenticate) that opens a connection before any of the above.
+    // The authentication handshake (spark.authenticate) that opens a connection before any request.
     AUTH_CLIENT_HELLO(12, Phase.CLIENT_HANDSHAKE),
     AUTH_SERVER_CHALLENGE(13, Phase.SERVER_HANDSHAKE),
     AUTH_CLIENT_PROOF(14, Phase.CLIENT_HANDSHAKE),
@@ -36,7 +30,34 @@ public enum MessageType
     AUTH_SERVER_PROOF(17, Phase.SERVER_HANDSHAKE),
     // RDMA connection setup gated by the authenticated stream: a one-time token for one queue pair.
     RDMA_ADMISSION_REQUEST(18, Phase.REQUEST),
-    RDMA_ADMISSION(19, Phase.RESPONSE);
+    RDMA_ADMISSION(19, Phase.RESPONSE),
+    // One fetch request for every route, the route a byte in it; one answer per block.
+    FETCH_REQUEST(20, Phase.REQUEST),
+    // Where a block can be taken other than in the stream: shared memory, a CUDA IPC handle, remote slices.
+    BLOCK_LOCATION(21, Phase.RESPONSE);
+
+    /**
+     * Ids of messages this protocol no longer has, by their old names: a frame with one is refused
+     * naming it (the peer runs an older Ferry), and no new message may take the id.
+     */
+    public static final Map<Byte, String> RETIRED = retired(
+            1, "FETCH_REQUEST (without a route)",
+            4, "SHM_FETCH_REQUEST",
+            5, "SHM_BLOCK_RESPONSE",
+            6, "RDMA_FETCH_REQUEST",
+            7, "RDMA_BLOCK_RESPONSE",
+            8, "IPC_FETCH_REQUEST",
+            9, "IPC_BLOCK_RESPONSE",
+            10, "GPU_RDMA_FETCH_REQUEST",
+            11, "GPU_RDMA_BLOCK_RESPONSE");
+
+    /**
+     * The layout of these messages. Bumped with the handshake's key label (auth's {@code AuthProofs})
+     * when the layout changes, so an authenticated peer of another version fails the handshake rather
+     * than misreading frames: 3 retired the per-route requests and responses for {@link #FETCH_REQUEST}
+     * and {@link #BLOCK_LOCATION}.
+     */
+    public static final int WIRE_VERSION = 3;
 
     /** Largest handshake frame: nonces, an ephemeral public key and a MAC fit many times over. */
     public static final int HANDSHAKE_FRAME_BYTES = 4 * 1024;
@@ -92,7 +113,7 @@ public enum MessageType
         };
     }
 
-    /** The type with this id, or null for a byte that names none. */
+    /** The type with this id, or null for a byte that names none (retired ids included: see {@link #RETIRED}). */
     public static MessageType fromIdOrNull(byte id)
     {
         for (MessageType type : values()) {
@@ -107,9 +128,28 @@ public enum MessageType
     {
         MessageType type = fromIdOrNull(id);
         if (type == null) {
-            throw new IllegalArgumentException("Unknown message type " + id);
+            throw new IllegalArgumentException(unknownIdReason(id));
         }
         return type;
+    }
+
+    /** Why a frame with {@code id} is refused: a retired message's old name, or that the id names none. */
+    public static String unknownIdReason(byte id)
+    {
+        String retired = RETIRED.get(id);
+        if (retired != null) {
+            return "Message type " + id + " (" + retired + ") was retired in wire version " + WIRE_VERSION + ": the peer runs an older Ferry";
+        }
+        return "Unknown message type " + id;
+    }
+
+    private static Map<Byte, String> retired(Object... idsAndNames)
+    {
+        Map<Byte, String> retired = new LinkedHashMap<>();
+        for (int i = 0; i < idsAndNames.length; i += 2) {
+            retired.put((byte) (int) (Integer) idsAndNames[i], (String) idsAndNames[i + 1]);
+        }
+        return Collections.unmodifiableMap(retired);
     }
 
     private static EnumSet<MessageType> of(Phase phase)

@@ -4,8 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
-import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
-
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -17,6 +15,9 @@ import static java.util.Objects.requireNonNull;
 public final class RdmaAdmission
         implements Message
 {
+    /** Bytes of a one-time connection token. */
+    public static final int TOKEN_BYTES = 32;
+
     private final byte[] token;
     private final String nicHost;
     private final int nicPort;
@@ -26,15 +27,16 @@ public final class RdmaAdmission
         this.token = requireNonNull(token, "token is null").clone();
         this.nicHost = requireNonNull(nicHost, "nicHost is null");
         this.nicPort = nicPort;
-        if (token.length != ConnectionToken.BYTES || nicHost.isEmpty() || nicHost.getBytes(StandardCharsets.UTF_8).length > RdmaAdmissionRequest.MAX_HOST_BYTES
+        if (token.length != TOKEN_BYTES || nicHost.isEmpty() || nicHost.getBytes(StandardCharsets.UTF_8).length > RdmaAdmissionRequest.MAX_HOST_BYTES
                 || nicPort <= 0 || nicPort > 65535) {
             throw new IllegalArgumentException("Invalid RDMA admission: " + token.length + "-byte token, listener " + nicHost + ":" + nicPort);
         }
     }
 
-    public ConnectionToken token()
+    /** The token's bytes (a copy); the RDMA route wraps them in its connection token. */
+    public byte[] token()
     {
-        return new ConnectionToken(token);
+        return token.clone();
     }
 
     public String nicHost()

@@ -12,7 +12,7 @@ import static java.util.Objects.requireNonNull;
  * the connection closes. Wire: string readerNicHost.
  */
 public record RdmaAdmissionRequest(String readerNicHost)
-        implements Message
+        implements Request
 {
     /** A host address, not a message: as long as the host field of a block location. */
     static final int MAX_HOST_BYTES = 255;

@@ -190,7 +190,7 @@ class TestAuthEngine
     private static byte[] proof(String secret, String role, String appId, byte[]... fields)
             throws GeneralSecurityException
     {
-        byte[] key = hmac(secret.getBytes(StandardCharsets.UTF_8), "ferry-transport-auth-v2".getBytes(StandardCharsets.UTF_8));
+        byte[] key = hmac(secret.getBytes(StandardCharsets.UTF_8), "ferry-transport-auth-v3".getBytes(StandardCharsets.UTF_8));
         byte[] roleBytes = role.getBytes(StandardCharsets.UTF_8);
         byte[] appBytes = appId.getBytes(StandardCharsets.UTF_8);
         int length = 8 + roleBytes.length + appBytes.length;

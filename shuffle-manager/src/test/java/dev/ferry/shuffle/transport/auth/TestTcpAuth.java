@@ -1,5 +1,6 @@
 package dev.ferry.shuffle.transport.auth;
 
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
 import dev.ferry.shuffle.transport.server.TcpBlockServer;
 
@@ -39,7 +40,7 @@ class TestTcpAuth
             throws Exception
     {
         try (BufferAllocator allocator = new RootAllocator();
-                TcpBlockServer server = TcpBlockServer.builder(ref -> {
+                TcpBlockServer server = BlockServers.builder(ref -> {
                     ArrowBuf buffer = allocator.buffer(BYTES.length);
                     buffer.setBytes(0, BYTES);
                     return Optional.of(new BlockBytes(buffer, BYTES.length));

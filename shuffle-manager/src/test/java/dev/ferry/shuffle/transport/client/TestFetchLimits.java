@@ -1,5 +1,6 @@
 package dev.ferry.shuffle.transport.client;
 
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import dev.ferry.shuffle.transport.auth.TcpAuth;
 import dev.ferry.shuffle.transport.server.TcpBlockServer;
 
@@ -93,7 +94,7 @@ class TestFetchLimits
     void oneConnectionPerPeerSerializesConcurrentFetchesOverOneConnection()
             throws Exception
     {
-        try (TcpBlockServer server = TcpBlockServer.builder(source()).bind(InetAddress.getLoopbackAddress(), 0).maxFrameBytes(1 << 20).start();
+        try (TcpBlockServer server = BlockServers.builder(source()).bind(InetAddress.getLoopbackAddress(), 0).maxFrameBytes(1 << 20).start();
                 TcpShuffleTransport transport = new TcpShuffleTransport(10_000, 1 << 20, TcpAuth.none(), new FetchLimits(0, Duration.ZERO, 1))) {
             PeerAddress peer = new PeerAddress("1", "127.0.0.1", server.port());
             ExecutorService threads = Executors.newFixedThreadPool(4);

@@ -1,5 +1,6 @@
 package dev.ferry.shuffle.transport.client;
 
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import dev.ferry.shuffle.transport.server.TcpBlockServer;
 
 import java.io.DataOutputStream;
@@ -89,7 +90,7 @@ class TestTcpTransport
         blocks.put(small, pattern(100, 1));
         blocks.put(empty, new byte[0]);
         blocks.put(large, pattern(3 << 20, 2));
-        try (TcpBlockServer server = TcpBlockServer.builder(source()).bind(LOOPBACK, 0).maxFrameBytes(16 << 20).start();
+        try (TcpBlockServer server = BlockServers.builder(source()).bind(LOOPBACK, 0).maxFrameBytes(16 << 20).start();
                 TcpShuffleTransport transport = new TcpShuffleTransport(10_000, 16 << 20)) {
             PeerAddress peer = new PeerAddress("1", LOOPBACK.getHostAddress(), server.port());
             for (int round = 0; round < 2; round++) {
@@ -112,7 +113,7 @@ class TestTcpTransport
             blocks.put(new ShuffleBlockRef(2, map, 0), pattern(10_000 + map, map));
         }
         ExecutorService threads = Executors.newFixedThreadPool(4);
-        try (TcpBlockServer server = TcpBlockServer.builder(source()).bind(LOOPBACK, 0).maxFrameBytes(16 << 20).start();
+        try (TcpBlockServer server = BlockServers.builder(source()).bind(LOOPBACK, 0).maxFrameBytes(16 << 20).start();
                 TcpShuffleTransport transport = new TcpShuffleTransport(10_000, 16 << 20)) {
             PeerAddress peer = new PeerAddress("2", LOOPBACK.getHostAddress(), server.port());
             List<Future<?>> futures = new ArrayList<>();
@@ -141,7 +142,7 @@ class TestTcpTransport
     {
         ShuffleBlockRef present = new ShuffleBlockRef(3, 1, 0);
         blocks.put(present, pattern(50, 3));
-        try (TcpBlockServer server = TcpBlockServer.builder(source()).bind(LOOPBACK, 0).maxFrameBytes(16 << 20).start();
+        try (TcpBlockServer server = BlockServers.builder(source()).bind(LOOPBACK, 0).maxFrameBytes(16 << 20).start();
                 TcpShuffleTransport transport = new TcpShuffleTransport(10_000, 16 << 20)) {
             PeerAddress peer = new PeerAddress("3", LOOPBACK.getHostAddress(), server.port());
             IOException failure = assertThrows(IOException.class, () -> transport.fetch(peer, List.of(present, new ShuffleBlockRef(3, 99, 0)), allocator));

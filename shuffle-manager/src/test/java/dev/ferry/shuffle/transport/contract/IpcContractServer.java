@@ -1,5 +1,6 @@
 package dev.ferry.shuffle.transport.contract;
 
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -78,7 +79,7 @@ public final class IpcContractServer
         };
         ContractSecurity security = new ContractSecurity(secret, Boolean.parseBoolean(args[2]));
         ShmBlockWriter writer = new ShmBlockWriter(shm, 64L << 20);
-        TcpBlockServer server = TcpBlockServer.builder(source).bind(InetAddress.getLoopbackAddress(), 0)
+        TcpBlockServer server = BlockServers.builder(source).bind(InetAddress.getLoopbackAddress(), 0)
                 .maxFrameBytes(16 << 20).sharedMemory(security.encrypt() ? null : writer).auth(security.tcpAuth()).deviceBlocks(device).start();
         System.out.println("LISTEN " + server.port());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

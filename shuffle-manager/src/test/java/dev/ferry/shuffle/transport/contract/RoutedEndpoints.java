@@ -1,5 +1,6 @@
 package dev.ferry.shuffle.transport.contract;
 
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -163,7 +164,7 @@ final class RoutedEndpoints
         serverNicDevice = wiring.nics() == null ? null : wiring.nics().open("contract_server");
         serverNic = serverNicDevice == null ? null : new VerbsBlocks(serverNicDevice, VERBS, 256 << 10, Duration.ofSeconds(20));
         // As FerryShuffleRuntime wires a server: no shared memory under spark.io.encryption.enabled, no NIC under spark.network.crypto.enabled.
-        server = TcpBlockServer.builder(source).bind(InetAddress.getLoopbackAddress(), 0).maxFrameBytes(16 << 20)
+        server = BlockServers.builder(source).bind(InetAddress.getLoopbackAddress(), 0).maxFrameBytes(16 << 20)
                 .sharedMemory(security.crypto().ioEncryption() ? null : shmWriter)
                 .verbs(security.crypto().networkCrypto() ? null : serverNic)
                 .auth(security.tcpAuth())

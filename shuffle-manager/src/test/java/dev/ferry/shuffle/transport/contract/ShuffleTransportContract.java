@@ -287,8 +287,9 @@ public abstract class ShuffleTransportContract
     private static byte[] fetchRequestFrame()
     {
         ShuffleBlockRef block = ContractBlocks.SMALL;
-        java.nio.ByteBuffer frame = java.nio.ByteBuffer.allocate(4 + 1 + 8 + 4 + 4 + 12);
-        frame.putInt(1 + 8 + 4 + 4 + 12).put((byte) 1).putLong(1).putInt(block.shuffleId()).putInt(1).putLong(block.mapId()).putInt(block.reduceId());
+        java.nio.ByteBuffer frame = java.nio.ByteBuffer.allocate(4 + 1 + 8 + 1 + 4 + 4 + 12);
+        frame.putInt(1 + 8 + 1 + 4 + 4 + 12).put(dev.ferry.shuffle.transport.wire.MessageType.FETCH_REQUEST.id()).putLong(1).put(dev.ferry.shuffle.transport.wire.FetchRoute.INLINE.id())
+                .putInt(block.shuffleId()).putInt(1).putLong(block.mapId()).putInt(block.reduceId());
         return frame.array();
     }
 

@@ -166,7 +166,7 @@ class TestRoutingShuffleTransport
         VerbsBlocks clientNic = new VerbsBlocks(provider.openLoopbackDevice("sim_client", VERBS), VERBS, 64 << 10, Duration.ofSeconds(10));
         RouteCounters counters = new RouteCounters();
         try (ShmBlockWriter shm = new ShmBlockWriter(shmDirectory);
-                TcpBlockServer server = TcpBlockServer.builder(source()).bind(LOOPBACK, 0)
+                TcpBlockServer server = BlockServers.builder(source()).bind(LOOPBACK, 0)
                         .maxFrameBytes(16 << 20).sharedMemory(shm).verbs(serverNic).start();
                 RoutingShuffleTransport routing = transport(roce, place("pcie-a", "GPU0"), Optional.of(clientNic), counters)) {
             List<ShuffleBlockRef> refs = List.of(first, second);
@@ -251,7 +251,7 @@ class TestRoutingShuffleTransport
                     return store.tryBorrow(stored(block));
                 }
             };
-            try (TcpBlockServer server = TcpBlockServer.builder(hostPath).bind(LOOPBACK, 0)
+            try (TcpBlockServer server = BlockServers.builder(hostPath).bind(LOOPBACK, 0)
                     .maxFrameBytes(16 << 20).verbs(serverNic).deviceBlocks(devicePath).start();
                     RoutingShuffleTransport routing = new RoutingShuffleTransport(dgx, place(nodeA, "GPU0"), new RoutePolicy(RoutePolicyConfig.defaults()),
                             new TcpShuffleTransport(10_000, 16 << 20), shmDirectory, new ShmBlockReader(shmDirectory, counters), Optional.of(clientNic), "",
@@ -303,7 +303,7 @@ class TestRoutingShuffleTransport
         byte[] small = pattern(1000, 6);
         try (HostMapOutputStore store = new HostMapOutputStore(allocator.newChildAllocator("peer-store", 0, Long.MAX_VALUE), 64 << 20, shmDirectory.resolve("spill"),
                 Optional.of(shmDirectory));
-                TcpBlockServer server = TcpBlockServer.builder(ref -> store.open(ref.shuffleId(), ref.mapId(), ref.reduceId())).bind(LOOPBACK, 0)
+                TcpBlockServer server = BlockServers.builder(ref -> store.open(ref.shuffleId(), ref.mapId(), ref.reduceId())).bind(LOOPBACK, 0)
                         .maxFrameBytes(16 << 20).sharedMemory(new ShmBlockWriter(shmDirectory)).start();
                 RoutingShuffleTransport routing = transport(roce, place("pcie-a", "GPU0"), Optional.empty(), counters)) {
             store.commit(new MapOutputId(4, 40, 0, 1), new EncodedMapOutput()

@@ -1,5 +1,6 @@
 package dev.ferry.shuffle.transport.server;
 
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import dev.ferry.shuffle.transport.auth.TcpAuth;
 import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
 
@@ -38,7 +39,7 @@ class TestServerLimits
     private static TcpBlockServer server(BufferAllocator allocator, TcpAuth auth, int maxConnections)
             throws Exception
     {
-        return TcpBlockServer.builder(ref -> {
+        return BlockServers.builder(ref -> {
             ArrowBuf buffer = allocator.buffer(4);
             buffer.setInt(0, 42);
             return Optional.of(new BlockBytes(buffer, 4));

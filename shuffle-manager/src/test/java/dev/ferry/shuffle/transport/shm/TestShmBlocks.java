@@ -1,19 +1,21 @@
 package dev.ferry.shuffle.transport.shm;
 
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
+
 import dev.ferry.common.FerryException;
-import dev.ferry.topology.route.Route;
 import dev.ferry.shuffle.transport.TestBytes;
 import dev.ferry.shuffle.transport.metrics.RouteCounters;
+import dev.ferry.shuffle.transport.wire.ShmLocation;
+import dev.ferry.topology.route.Route;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,7 +41,7 @@ class TestShmBlocks
             assertEquals(5000, block.remaining(), "publishing does not consume the caller's buffer");
             assertNotEquals(first.fileName(), second.fileName());
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(directory.resolve(first.fileName()))));
-            assertEquals(first, ShmBlockHandle.fromBytes(first.toBytes()));
+            assertEquals(first, ShmBlockHandle.fromLocation(first.toLocation()));
 
             ByteBuffer target = ByteBuffer.allocateDirect(5000);
             new ShmBlockReader(directory, counters).read(first, target);
@@ -63,7 +65,7 @@ class TestShmBlocks
         try (BufferAllocator allocator = new RootAllocator(); ShmBlockWriter writer = new ShmBlockWriter(directory, 1 << 20)) {
             ShmBlockHandle first = writer.publish(TestBytes.direct(41, 300_000));
             assertTrue(first.leaseName().isPresent(), "a block in the staging arena carries its lease");
-            assertEquals(first, ShmBlockHandle.fromBytes(first.toBytes()));
+            assertEquals(first, ShmBlockHandle.fromLocation(first.toLocation()));
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(directory.resolve(first.fileName()))));
             ArrowBuf held = reader.open(first, allocator);
             ShmBlockHandle longer = new ShmBlockHandle(first.fileName(), first.offset(), first.length() + 1, first.leaseName());
@@ -142,7 +144,9 @@ class TestShmBlocks
         assertThrows(IllegalArgumentException.class, () -> new ShmBlockHandle("ferry-shm-0123", 0, 10));
         assertThrows(IllegalArgumentException.class, () -> new ShmBlockHandle(ShmNames.newName() + "/x", 0, 10));
         assertThrows(IllegalArgumentException.class, () -> new ShmBlockHandle(ShmNames.newName(), Long.MAX_VALUE, 10));
-        assertThrows(IllegalArgumentException.class, () -> ShmBlockHandle.fromBytes(new byte[] {0, 5, 'a'}));
+        assertThrows(IllegalArgumentException.class, () -> ShmLocation.decode(ByteBuffer.wrap(new byte[] {0, 5, 'a'})), "a name longer than its bytes");
+        // The wire carries any ASCII name; the reader's handle refuses one that is not a shared-memory block's name.
+        assertThrows(IllegalArgumentException.class, () -> ShmBlockHandle.fromLocation(new ShmLocation("../../etc/passwd", 0, 10, java.util.Optional.empty())));
     }
 
     @Test

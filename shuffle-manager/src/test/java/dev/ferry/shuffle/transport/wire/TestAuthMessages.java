@@ -80,7 +80,7 @@ class TestAuthMessages
         assertMalformed(frame(12, hugeNonce), "Malformed AUTH_CLIENT_HELLO");
         // A handshake frame beyond a few KiB, and a request before authentication, are refused before their bytes are read.
         assertMalformed(frame(12, new byte[MessageType.HANDSHAKE_FRAME_BYTES]), "exceeds its limit");
-        assertMalformed(frame(1, new byte[20]), "Unexpected FETCH_REQUEST");
+        assertMalformed(frame(MessageType.FETCH_REQUEST.id(), new byte[20]), "Unexpected FETCH_REQUEST");
         byte[] trailing = ByteBuffer.allocate(4 + 1 + 2).putInt(1).put((byte) 9).put(new byte[2]).array();
         assertMalformed(frame(14, trailing), "trailing bytes");
     }

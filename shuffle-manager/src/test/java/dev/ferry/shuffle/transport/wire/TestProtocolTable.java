@@ -6,13 +6,15 @@ import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The module README's protocol table lists every message type once, under its id, with its class's name and its frame limit. */
+/** The module README's protocol table lists every message type once, under its id, with its class's name and its frame limit, and the retired ids as MessageType does. */
 class TestProtocolTable
 {
     @Test
@@ -20,7 +22,16 @@ class TestProtocolTable
             throws IOException
     {
         Map<MessageType, String> documented = new EnumMap<>(MessageType.class);
+        Set<Byte> retired = null;
         for (String line : Files.readAllLines(Path.of("README.md"))) {
+            if (line.startsWith("Retired ids: ")) {
+                assertTrue(retired == null, "retired ids listed twice");
+                retired = new TreeSet<>();
+                for (String id : line.substring("Retired ids: ".length(), line.indexOf(" (")).split(", ")) {
+                    retired.add((byte) Integer.parseInt(id));
+                }
+                continue;
+            }
             String[] cells = line.split("\\|");
             if (cells.length < 6 || !cells[1].trim().matches("[0-9]+(, [0-9]+)*")) {
                 continue;
@@ -37,6 +48,7 @@ class TestProtocolTable
                 assertTrue(documented.put(type, line) == null, type + " documented twice");
             }
         }
+        assertEquals(new TreeSet<>(MessageType.RETIRED.keySet()), retired, "the README's retired ids");
         assertEquals(MessageType.values().length, documented.size(), "undocumented: " + java.util.EnumSet.complementOf(java.util.EnumSet.copyOf(documented.keySet())));
     }
 

@@ -4,6 +4,8 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.HexFormat;
 
+import dev.ferry.shuffle.transport.wire.RdmaAdmission;
+
 /**
  * A one-time admission for one queue pair, carried in the connect request's private data (RDMA
  * CM's {@code private_data}; the simulated fabric's CM_REQUEST). A server issues it to a reader over
@@ -13,7 +15,7 @@ import java.util.HexFormat;
 public final class ConnectionToken
 {
     /** Random bytes of a token: 256 bits, so guessing one is out of the question within its lifetime. */
-    public static final int BYTES = 32;
+    public static final int BYTES = RdmaAdmission.TOKEN_BYTES;
     /** The most private data an RC connect request carries (RDMA CM: 56 bytes). */
     public static final int MAX_PRIVATE_DATA_BYTES = 56;
 
