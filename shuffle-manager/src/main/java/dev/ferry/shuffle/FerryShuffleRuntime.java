@@ -50,7 +50,7 @@ import dev.ferry.shuffle.transport.metrics.RouteCounters;
 import dev.ferry.shuffle.transport.rdma.verbs.NicAddresses;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsProviders;
+import dev.ferry.shuffle.transport.rdma.VerbsProviders;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsSelection;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;

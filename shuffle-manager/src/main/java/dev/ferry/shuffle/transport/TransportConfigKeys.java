@@ -1,10 +1,9 @@
 package dev.ferry.shuffle.transport;
 
+import java.util.List;
+
 import dev.ferry.conf.ConfigKey;
 import dev.ferry.conf.ConfigKeySet;
-import dev.ferry.shuffle.transport.rdma.verbs.simulated.InjectedFault;
-
-import java.util.List;
 
 /** Every {@code spark.ferry.transport.*} setting of the transport building blocks, defined once. */
 public final class TransportConfigKeys

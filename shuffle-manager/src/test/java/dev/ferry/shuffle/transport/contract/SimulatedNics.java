@@ -1,6 +1,6 @@
 package dev.ferry.shuffle.transport.contract;
 
-import dev.ferry.shuffle.transport.rdma.verbs.simulated.InjectedFault;
+import dev.ferry.shuffle.transport.InjectedFault;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
 

@@ -5,6 +5,6 @@
  * and {@link dev.ferry.shuffle.transport.rdma.verbs.RemoteReader} to read published slices in signaled windows.
  * Two implementations: {@code disni} (real NICs, probed and loaded lazily) and {@code simulated}
  * (a loopback-TCP "NIC" that enforces the hardware's rules across processes).
- * {@link dev.ferry.shuffle.transport.rdma.verbs.VerbsProviders} chooses between them.
+ * {@code rdma.VerbsProviders}, one package up, chooses between them (this SPI names neither).
  */
 package dev.ferry.shuffle.transport.rdma.verbs;

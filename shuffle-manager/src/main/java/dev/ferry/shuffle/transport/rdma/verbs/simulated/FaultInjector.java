@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.ferry.shuffle.transport.InjectedFault;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,19 +1,8 @@
 package dev.ferry.shuffle.transport.rdma.verbs.simulated;
 
-import dev.ferry.shuffle.transport.rdma.verbs.CompletionStatus;
-import dev.ferry.shuffle.transport.rdma.verbs.ConnectionAdmissions;
-import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
-import dev.ferry.shuffle.transport.rdma.verbs.ProtectionDomain;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.BufferedInputStream;
-import java.io.Closeable;
 import java.io.BufferedOutputStream;
+import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
@@ -29,6 +18,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+
+import dev.ferry.shuffle.transport.InjectedFault;
+import dev.ferry.shuffle.transport.rdma.verbs.CompletionStatus;
+import dev.ferry.shuffle.transport.rdma.verbs.ConnectionAdmissions;
+import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
+import dev.ferry.shuffle.transport.rdma.verbs.ProtectionDomain;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static java.util.Objects.requireNonNull;
 

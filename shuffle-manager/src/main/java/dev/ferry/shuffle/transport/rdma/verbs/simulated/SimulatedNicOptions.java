@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 import dev.ferry.conf.ConfigSource;
+import dev.ferry.shuffle.transport.InjectedFault;
 import dev.ferry.shuffle.transport.TransportConfigKeys;
 
 import static java.util.Objects.requireNonNull;

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.ferry.conf.MapConfigSource;
+import dev.ferry.shuffle.transport.InjectedFault;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

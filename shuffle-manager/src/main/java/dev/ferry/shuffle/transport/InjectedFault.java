@@ -1,4 +1,4 @@
-package dev.ferry.shuffle.transport.rdma.verbs.simulated;
+package dev.ferry.shuffle.transport;
 
 /**
  * A fault the simulated NIC's responder injects into one READ it serves. Test-only: set through

@@ -1,12 +1,17 @@
-package dev.ferry.shuffle.transport.rdma.verbs;
-
-import dev.ferry.common.FerryException;
-import dev.ferry.conf.MapConfigSource;
-import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
-import org.junit.jupiter.api.Test;
+package dev.ferry.shuffle.transport.rdma;
 
 import java.net.InetSocketAddress;
 import java.util.Map;
+
+import dev.ferry.common.FerryException;
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsAvailability;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsProvider;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsSelection;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

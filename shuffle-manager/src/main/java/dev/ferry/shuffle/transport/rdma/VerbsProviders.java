@@ -1,19 +1,22 @@
-package dev.ferry.shuffle.transport.rdma.verbs;
+package dev.ferry.shuffle.transport.rdma;
+
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.shuffle.transport.TransportConfigKeys;
 import dev.ferry.shuffle.transport.VerbsMode;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsAvailability;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsProvider;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsSelection;
 import dev.ferry.shuffle.transport.rdma.verbs.disni.DisniProbe;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 
 /**
  * Chooses the verbs layer from {@code spark.ferry.transport.verbs} and the device backend. In
