@@ -21,8 +21,9 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * An executor's block server with the routes its parts allow: TCP always; with shared memory
- * HOST_SHM / HOST_STAGED, and with device blocks too NVLINK / PCIE_P2P; with a NIC RDMA, and with
- * device blocks too GPUDIRECT_RDMA. The one place that knows which route packages serve which
+ * HOST_SHM / HOST_STAGED and NVLINK / PCIE_P2P; with a NIC RDMA and GPUDIRECT_RDMA. A device route
+ * answers a block from GPU memory where the device store has it there, else from host memory (the
+ * location says which). The one place that knows which route packages serve which
  * {@link FetchRoute}.
  */
 public final class BlockServers
@@ -117,19 +118,16 @@ public final class BlockServers
                     .deviceBlocks(deviceBlocks)
                     .maxConnections(maxConnections)
                     .route(FetchRoute.INLINE, new InlineBlockServer());
+            // The device routes are served wherever their host fallback is, device blocks or not: a reader
+            // whose topology picked one for this executor gets each block's real place (host memory
+            // when this executor's store is on host), and counts the route that carried it.
             if (shmWriter != null) {
                 ShmBlockServer shm = new ShmBlockServer(shmWriter);
-                server.route(FetchRoute.SHARED_MEMORY, shm);
-                if (deviceBlocks != null) {
-                    server.route(FetchRoute.DEVICE_IPC, new IpcBlockServer(shm));
-                }
+                server.route(FetchRoute.SHARED_MEMORY, shm).route(FetchRoute.DEVICE_IPC, new IpcBlockServer(shm));
             }
             if (verbs != null) {
                 RdmaBlockServer rdma = new RdmaBlockServer(verbs);
-                server.route(FetchRoute.RDMA, rdma).admissions(verbs);
-                if (deviceBlocks != null) {
-                    server.route(FetchRoute.GPUDIRECT_RDMA, new GpuRdmaBlockServer(verbs, rdma));
-                }
+                server.route(FetchRoute.RDMA, rdma).route(FetchRoute.GPUDIRECT_RDMA, new GpuRdmaBlockServer(verbs, rdma)).admissions(verbs);
             }
             return server.start();
         }

@@ -1,5 +1,6 @@
 package dev.ferry.shuffle.transport.routing;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -29,25 +30,24 @@ import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
-import dev.ferry.shuffle.transport.metrics.DeviceRouteFallbacks;
-import dev.ferry.shuffle.transport.auth.TcpAuth;
-import dev.ferry.shuffle.transport.server.TcpBlockServer;
 import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.ipc.DeviceLanding;
+import dev.ferry.shuffle.transport.metrics.DeviceRouteFallbacks;
+import dev.ferry.shuffle.transport.metrics.PeerRouteLog;
+import dev.ferry.shuffle.transport.metrics.RouteCounters;
 import dev.ferry.shuffle.transport.rdma.VerbsBlocks;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
+import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
+import dev.ferry.shuffle.transport.server.TcpBlockServer;
+import dev.ferry.shuffle.transport.shm.ShmBlockReader;
+import dev.ferry.shuffle.transport.shm.ShmBlockWriter;
 import dev.ferry.topology.file.TopologyFileReader;
 import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
-import dev.ferry.shuffle.transport.ipc.DeviceLanding;
-import dev.ferry.shuffle.transport.shm.ShmBlockReader;
-import dev.ferry.shuffle.transport.shm.ShmBlockWriter;
-import dev.ferry.shuffle.transport.metrics.PeerRouteLog;
-import dev.ferry.shuffle.transport.metrics.RouteCounters;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
-import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
-import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
-import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -276,6 +276,64 @@ class TestRoutingShuffleTransport
             }
             assertEquals(0, store.leasesOf(stored(residentRef)), "the server returned every lease");
             assertEquals(StorageTier.DEVICE, store.tierOf(stored(residentRef)));
+        }
+        finally {
+            serverNic.close();
+        }
+    }
+
+    /**
+     * A peer announced as keeping its blocks in GPU memory whose server has none there (its device
+     * store is not running, or the announcement is stale): the reader takes the device route the
+     * topology gives, and the peer answers each block with a location in host memory (shared
+     * memory for NVLINK, host remote slices for GPUDIRECT_RDMA). The blocks arrive whole, are counted
+     * on the route that carried them and recorded as device-route fallbacks; the connection is
+     * never dropped for asking.
+     */
+    @Test
+    void deviceRoutesFollowWhereThePeersBlocksActuallyAre()
+            throws Exception
+    {
+        ShuffleBlockRef first = new ShuffleBlockRef(4, 40, 0);
+        ShuffleBlockRef second = new ShuffleBlockRef(4, 41, 1);
+        blocks.put(first, pattern(90_000, 7));
+        blocks.put(second, pattern(20_000, 8));
+        ClusterTopology dgx = topology("dgx-h100-ib-2node");
+        String nodeA = dgx.nodes().get(0).hostname();
+        String nodeB = dgx.nodes().get(1).hostname();
+        SimulatedVerbsProvider provider = new SimulatedVerbsProvider(new SimulatedNicOptions(true, 64 << 20, false, CmFault.NONE));
+        VerbsBlocks serverNic = new VerbsBlocks(provider.openLoopbackDevice("sim_server", VERBS), VERBS, 64 << 10, Duration.ofSeconds(10));
+        VerbsBlocks clientNic = new VerbsBlocks(provider.openLoopbackDevice("sim_client", VERBS), VERBS, 64 << 10, Duration.ofSeconds(10));
+        RouteCounters counters = new RouteCounters();
+        long fallbacksBefore = DeviceRouteFallbacks.blocks();
+        try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "16m")));
+                DeviceMemoryPool readerPool = new DeviceMemoryPool(runtime, 0, 1 << 20, 100);
+                ShmBlockWriter shm = new ShmBlockWriter(shmDirectory);
+                TcpBlockServer server = BlockServers.builder(source()).bind(LOOPBACK, 0).maxFrameBytes(16 << 20).sharedMemory(shm).verbs(serverNic).start();
+                RoutingShuffleTransport routing = new RoutingShuffleTransport(dgx, place(nodeA, "GPU0"), new RoutePolicy(RoutePolicyConfig.defaults()),
+                        new TcpShuffleTransport(10_000, 16 << 20), shmDirectory, new ShmBlockReader(shmDirectory, counters), Optional.of(clientNic), "",
+                        counters, new PeerRouteLog(), Optional.of(new DeviceLanding(runtime, readerPool)), 64L << 20)) {
+            List<ShuffleBlockRef> refs = List.of(first, second);
+            PeerAddress sameNode = peer("8", server.port(), place(nodeA, "GPU1"), true);
+            PeerAddress otherNode = peer("9", server.port(), place(nodeB, "GPU0"), true);
+            assertEquals(Route.NVLINK, routing.choose(sameNode).carrier(), routing.choose(sameNode).reason());
+            assertEquals(Route.GPUDIRECT_RDMA, routing.choose(otherNode).carrier(), routing.choose(otherNode).reason());
+            for (PeerAddress peer : List.of(sameNode, otherNode)) {
+                try (FetchedBlocks fetched = routing.fetch(peer, refs, allocator)) {
+                    for (int i = 0; i < refs.size(); i++) {
+                        assertEquals(peer == sameNode ? "HOST_STAGED" : "RDMA_HOST_STAGED", fetched.routeOf(i), "block " + i + " of executor " + peer.executorId());
+                        byte[] copy = new byte[(int) fetched.blocks().get(i).length()];
+                        fetched.blocks().get(i).buffer().getBytes(0, copy);
+                        assertArrayEquals(blocks.get(refs.get(i)), copy, refs.get(i).toString());
+                    }
+                }
+            }
+            long both = 90_000 + 20_000;
+            assertEquals(both, counters.bytes(Route.HOST_STAGED));
+            assertEquals(both, counters.bytes(Route.RDMA_HOST_STAGED));
+            assertEquals(0, counters.bytes(Route.NVLINK));
+            assertEquals(0, counters.bytes(Route.GPUDIRECT_RDMA));
+            assertEquals(fallbacksBefore + 4, DeviceRouteFallbacks.blocks(), "every block a device route could not carry is counted");
         }
         finally {
             serverNic.close();
