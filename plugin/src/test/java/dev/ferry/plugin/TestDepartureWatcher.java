@@ -1,6 +1,5 @@
 package dev.ferry.plugin;
 
-import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.net.InetAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +11,7 @@ import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import dev.ferry.shuffle.transport.server.TcpBlockServer;
 import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
 import org.apache.arrow.memory.ArrowBuf;

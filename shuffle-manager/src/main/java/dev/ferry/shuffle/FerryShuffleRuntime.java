@@ -1,6 +1,5 @@
 package dev.ferry.shuffle;
 
-import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,6 +25,7 @@ import dev.ferry.shuffle.transport.BlockServer;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import dev.ferry.shuffle.transport.server.TcpBlockServer;
 import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
 import dev.ferry.shuffle.transport.client.TcpShuffleTransport;

@@ -1,18 +1,18 @@
 package dev.ferry.shuffle.transport;
 
-import dev.ferry.conf.ConfigKey;
-import dev.ferry.conf.MapConfigSource;
-import dev.ferry.shuffle.transport.auth.AuthBootstrap;
-import dev.ferry.shuffle.transport.shm.ShmNames;
-import dev.ferry.shuffle.transport.rdma.verbs.RemoteReader;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
-import org.junit.jupiter.api.Test;
-
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+
+import dev.ferry.conf.ConfigKey;
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.shuffle.transport.auth.AuthBootstrap;
+import dev.ferry.shuffle.transport.rdma.verbs.RemoteReader;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
+import dev.ferry.shuffle.transport.shm.ShmNames;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

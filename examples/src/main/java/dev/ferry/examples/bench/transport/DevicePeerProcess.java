@@ -1,6 +1,5 @@
 package dev.ferry.examples.bench.transport;
 
-import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -20,6 +19,7 @@ import dev.ferry.device.pool.TieredShuffleStore;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.auth.TcpAuth;
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import dev.ferry.shuffle.transport.server.TcpBlockServer;
 import dev.ferry.shuffle.transport.TransportConfigKeys;
 import dev.ferry.shuffle.transport.shm.ShmBlockWriter;

@@ -1,6 +1,5 @@
 package dev.ferry.examples.bench.transport;
 
-import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -30,6 +29,7 @@ import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import dev.ferry.shuffle.transport.routing.PeerRoute;
 import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
 import dev.ferry.shuffle.transport.auth.TcpAuth;

@@ -1,20 +1,20 @@
 package dev.ferry.shuffle.transport.auth;
 
+import java.io.IOException;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.shuffle.transport.TransportConfigKeys;
+import dev.ferry.shuffle.transport.crypto.SessionKeys;
 import dev.ferry.shuffle.transport.wire.AuthClientHello;
 import dev.ferry.shuffle.transport.wire.AuthClientProof;
 import dev.ferry.shuffle.transport.wire.AuthFailure;
 import dev.ferry.shuffle.transport.wire.AuthServerChallenge;
 import dev.ferry.shuffle.transport.wire.AuthServerProof;
 import dev.ferry.shuffle.transport.wire.Message;
-import dev.ferry.shuffle.transport.crypto.SessionKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.io.IOException;
-import java.security.GeneralSecurityException;
-import java.time.Duration;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,14 +1,14 @@
 package dev.ferry.shuffle.transport.auth;
 
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.SecureRandom;
+
+import dev.ferry.shuffle.transport.crypto.SessionKeys;
 import dev.ferry.shuffle.transport.wire.AuthClientHello;
 import dev.ferry.shuffle.transport.wire.AuthClientProof;
 import dev.ferry.shuffle.transport.wire.AuthServerChallenge;
 import dev.ferry.shuffle.transport.wire.AuthServerProof;
-import dev.ferry.shuffle.transport.crypto.SessionKeys;
-
-import java.security.GeneralSecurityException;
-import java.security.KeyPair;
-import java.security.SecureRandom;
 
 import static java.util.Objects.requireNonNull;
 

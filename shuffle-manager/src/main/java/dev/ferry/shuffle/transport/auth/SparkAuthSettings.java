@@ -1,10 +1,10 @@
 package dev.ferry.shuffle.transport.auth;
 
+import java.util.Optional;
+
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.conf.ConfigSource;
-
-import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 

@@ -9,11 +9,11 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Set;
 
+import dev.ferry.shuffle.transport.auth.AuthChannel;
 import dev.ferry.shuffle.transport.wire.FrameReader;
 import dev.ferry.shuffle.transport.wire.FrameWriter;
 import dev.ferry.shuffle.transport.wire.Message;
 import dev.ferry.shuffle.transport.wire.MessageType;
-import dev.ferry.shuffle.transport.auth.AuthChannel;
 
 import static java.util.Objects.requireNonNull;
 

@@ -2,7 +2,6 @@ package dev.ferry.shuffle.transport.crypto;
 
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
-
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;

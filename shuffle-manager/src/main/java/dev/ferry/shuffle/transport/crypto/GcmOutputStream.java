@@ -1,7 +1,6 @@
 package dev.ferry.shuffle.transport.crypto;
 
 import javax.crypto.Cipher;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.security.GeneralSecurityException;

@@ -3,7 +3,6 @@ package dev.ferry.shuffle.transport.crypto;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
 import javax.crypto.spec.SecretKeySpec;
-
 import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 

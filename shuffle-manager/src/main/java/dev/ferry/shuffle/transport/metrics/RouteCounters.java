@@ -1,10 +1,10 @@
 package dev.ferry.shuffle.transport.metrics;
 
-import dev.ferry.topology.route.Route;
-
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
+
+import dev.ferry.topology.route.Route;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,7 +1,5 @@
 package dev.ferry.shuffle.transport.metrics;
 
-import dev.ferry.topology.route.Route;
-
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +7,8 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+
+import dev.ferry.topology.route.Route;
 
 import static java.util.Objects.requireNonNull;
 

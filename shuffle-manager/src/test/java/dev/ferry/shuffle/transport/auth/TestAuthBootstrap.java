@@ -1,11 +1,5 @@
 package dev.ferry.shuffle.transport.auth;
 
-import dev.ferry.common.FerryException;
-import dev.ferry.conf.MapConfigSource;
-import dev.ferry.shuffle.transport.auth.StreamAuthChannel;
-import dev.ferry.shuffle.transport.wire.MessageType;
-import org.junit.jupiter.api.Test;
-
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -14,6 +8,12 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+
+import dev.ferry.common.FerryException;
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.shuffle.transport.auth.StreamAuthChannel;
+import dev.ferry.shuffle.transport.wire.MessageType;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

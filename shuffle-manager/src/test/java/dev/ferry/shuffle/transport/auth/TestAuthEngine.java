@@ -1,20 +1,19 @@
 package dev.ferry.shuffle.transport.auth;
 
-import dev.ferry.shuffle.transport.wire.AuthClientHello;
-import dev.ferry.shuffle.transport.wire.AuthClientProof;
-import dev.ferry.shuffle.transport.wire.AuthServerChallenge;
-import dev.ferry.shuffle.transport.wire.AuthServerProof;
-import dev.ferry.shuffle.transport.crypto.SessionKeys;
-import org.junit.jupiter.api.Test;
-
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Arrays;
+
+import dev.ferry.shuffle.transport.crypto.SessionKeys;
+import dev.ferry.shuffle.transport.wire.AuthClientHello;
+import dev.ferry.shuffle.transport.wire.AuthClientProof;
+import dev.ferry.shuffle.transport.wire.AuthServerChallenge;
+import dev.ferry.shuffle.transport.wire.AuthServerProof;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

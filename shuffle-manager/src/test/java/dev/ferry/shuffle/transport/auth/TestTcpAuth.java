@@ -1,9 +1,5 @@
 package dev.ferry.shuffle.transport.auth;
 
-import dev.ferry.shuffle.transport.routing.BlockServers;
-import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
-import dev.ferry.shuffle.transport.server.TcpBlockServer;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -15,6 +11,9 @@ import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.auth.SparkAuthSettings;
+import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.routing.BlockServers;
+import dev.ferry.shuffle.transport.server.TcpBlockServer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;

@@ -1,9 +1,5 @@
 package dev.ferry.shuffle.transport.client;
 
-import dev.ferry.shuffle.transport.routing.BlockServers;
-import dev.ferry.shuffle.transport.auth.TcpAuth;
-import dev.ferry.shuffle.transport.server.TcpBlockServer;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -23,6 +19,9 @@ import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.auth.TcpAuth;
+import dev.ferry.shuffle.transport.routing.BlockServers;
+import dev.ferry.shuffle.transport.server.TcpBlockServer;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;

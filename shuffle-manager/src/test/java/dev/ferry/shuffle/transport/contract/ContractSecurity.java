@@ -3,8 +3,8 @@ package dev.ferry.shuffle.transport.contract;
 import java.time.Duration;
 import java.util.Optional;
 
-import dev.ferry.shuffle.transport.auth.TcpAuth;
 import dev.ferry.shuffle.transport.auth.SparkAuthSettings;
+import dev.ferry.shuffle.transport.auth.TcpAuth;
 import dev.ferry.shuffle.transport.crypto.SparkCryptoSettings;
 
 /**

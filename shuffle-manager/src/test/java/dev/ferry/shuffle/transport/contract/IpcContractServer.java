@@ -1,6 +1,5 @@
 package dev.ferry.shuffle.transport.contract;
 
-import dev.ferry.shuffle.transport.routing.BlockServers;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
@@ -22,6 +21,7 @@ import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.DeviceBlockSource;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import dev.ferry.shuffle.transport.server.TcpBlockServer;
 import dev.ferry.shuffle.transport.shm.ShmBlockWriter;
 import org.apache.arrow.memory.ArrowBuf;

@@ -7,10 +7,10 @@ import java.util.Optional;
 import java.util.Set;
 
 import dev.ferry.shuffle.route.ExecutorPlace;
-import dev.ferry.topology.route.Route;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsAvailability;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsProvider;
 import dev.ferry.shuffle.transport.rdma.verbs.disni.DisniProbe;
+import dev.ferry.topology.route.Route;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 

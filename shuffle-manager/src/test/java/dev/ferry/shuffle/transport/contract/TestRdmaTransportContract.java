@@ -5,9 +5,9 @@ import java.util.Optional;
 import java.util.Set;
 
 import dev.ferry.shuffle.route.ExecutorPlace;
-import dev.ferry.topology.route.Route;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
+import dev.ferry.topology.route.Route;
 
 /**
  * {@code RDMA}: executors on the two nodes of pcie-roce-2node, host-resident blocks registered with

@@ -1,13 +1,13 @@
 package dev.ferry.shuffle.transport.ipc;
 
+import java.util.Map;
+
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.device.DeviceRuntime;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.Test;
-
-import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

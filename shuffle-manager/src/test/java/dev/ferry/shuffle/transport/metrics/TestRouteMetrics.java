@@ -1,12 +1,12 @@
 package dev.ferry.shuffle.transport.metrics;
 
-import dev.ferry.topology.route.Route;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+
+import dev.ferry.topology.route.Route;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

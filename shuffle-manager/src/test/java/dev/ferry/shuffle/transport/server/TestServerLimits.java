@@ -1,9 +1,5 @@
 package dev.ferry.shuffle.transport.server;
 
-import dev.ferry.shuffle.transport.routing.BlockServers;
-import dev.ferry.shuffle.transport.auth.TcpAuth;
-import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
-
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.Socket;
@@ -18,6 +14,9 @@ import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.auth.SparkAuthSettings;
+import dev.ferry.shuffle.transport.auth.TcpAuth;
+import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.routing.BlockServers;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;

@@ -1,7 +1,5 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
-import dev.ferry.shuffle.transport.auth.HandshakeFailures;
-
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
@@ -9,6 +7,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+
+import dev.ferry.shuffle.transport.auth.HandshakeFailures;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,14 +1,14 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
+import java.nio.ByteBuffer;
+import java.util.Set;
+
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.device.DeviceMemoryExport;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.host.ByteBufferMemory;
 import dev.ferry.device.memory.DeviceBuffer;
-
-import java.nio.ByteBuffer;
-import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,7 +1,5 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
-import dev.ferry.topology.model.Nic;
-
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -11,6 +9,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+
+import dev.ferry.topology.model.Nic;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,10 +1,10 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
-import dev.ferry.shuffle.transport.wire.RemoteSlice;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.ferry.shuffle.transport.wire.RemoteSlice;
 
 import static java.util.Objects.requireNonNull;
 

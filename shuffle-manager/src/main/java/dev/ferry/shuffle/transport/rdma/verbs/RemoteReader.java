@@ -1,16 +1,15 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
-import dev.ferry.shuffle.transport.wire.RemoteSlice;
-
-import dev.ferry.conf.ConfigSource;
-import dev.ferry.shuffle.transport.TransportConfigKeys;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+
+import dev.ferry.conf.ConfigSource;
+import dev.ferry.shuffle.transport.TransportConfigKeys;
+import dev.ferry.shuffle.transport.wire.RemoteSlice;
 
 import static java.util.Objects.requireNonNull;
 

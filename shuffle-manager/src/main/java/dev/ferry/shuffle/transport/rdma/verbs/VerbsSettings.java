@@ -1,10 +1,10 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
+import java.time.Duration;
+
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.shuffle.transport.TransportConfigKeys;
-
-import java.time.Duration;
 
 import static java.util.Objects.requireNonNull;
 

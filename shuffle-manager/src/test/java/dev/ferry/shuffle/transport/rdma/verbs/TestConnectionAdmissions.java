@@ -1,10 +1,10 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
-import dev.ferry.shuffle.transport.auth.HandshakeFailures;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+
+import dev.ferry.shuffle.transport.auth.HandshakeFailures;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,14 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+
 import dev.ferry.common.FerryException;
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.device.DeviceInfo;
@@ -22,15 +31,6 @@ import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-
-import java.nio.ByteBuffer;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.OptionalLong;
-import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,14 +1,14 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
-import dev.ferry.topology.model.LinkLayer;
-import dev.ferry.topology.model.Nic;
-import org.junit.jupiter.api.Test;
-
 import java.net.InetAddress;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+
+import dev.ferry.topology.model.LinkLayer;
+import dev.ferry.topology.model.Nic;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

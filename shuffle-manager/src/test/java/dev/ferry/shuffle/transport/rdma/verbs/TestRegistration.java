@@ -1,13 +1,12 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
-import dev.ferry.shuffle.transport.wire.RemoteSlice;
-
-import org.junit.jupiter.api.Test;
-
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+
+import dev.ferry.shuffle.transport.wire.RemoteSlice;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

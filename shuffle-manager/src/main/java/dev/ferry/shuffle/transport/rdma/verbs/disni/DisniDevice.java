@@ -1,18 +1,5 @@
 package dev.ferry.shuffle.transport.rdma.verbs.disni;
 
-import com.ibm.disni.RdmaPassiveEndpointGroup;
-import com.ibm.disni.RdmaServerEndpoint;
-import com.ibm.disni.verbs.IbvPd;
-import dev.ferry.shuffle.transport.rdma.verbs.ConnectionAdmissions;
-import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
-import dev.ferry.shuffle.transport.rdma.verbs.ProtectionDomain;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.io.IOException;
 import java.net.Inet4Address;
 import java.net.InetSocketAddress;
@@ -27,6 +14,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import com.ibm.disni.RdmaPassiveEndpointGroup;
+import com.ibm.disni.RdmaServerEndpoint;
+import com.ibm.disni.verbs.IbvPd;
+import dev.ferry.shuffle.transport.rdma.verbs.ConnectionAdmissions;
+import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
+import dev.ferry.shuffle.transport.rdma.verbs.ProtectionDomain;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,14 +1,14 @@
 package dev.ferry.shuffle.transport.rdma.verbs.disni;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
 import com.ibm.disni.RdmaEndpoint;
 import com.ibm.disni.RdmaEndpointGroup;
 import com.ibm.disni.util.MemoryUtils;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaConnParam;
 import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
-
-import java.io.IOException;
-import java.nio.ByteBuffer;
 
 /**
  * A plain DiSNI endpoint: Ferry posts READs and polls its own CQ, so no receive buffers and no

@@ -1,9 +1,9 @@
 package dev.ferry.shuffle.transport.rdma.verbs.disni;
 
+import java.io.IOException;
+
 import com.ibm.disni.verbs.RdmaEventChannel;
 import com.ibm.disni.verbs.RdmaProvider;
-
-import java.io.IOException;
 
 /**
  * Touches DiSNI's native side: loads {@code libdisni} (through {@code RdmaProvider}'s native

@@ -1,13 +1,13 @@
 package dev.ferry.shuffle.transport.rdma.verbs.disni;
 
+import java.lang.reflect.InvocationTargetException;
+
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsAvailability;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsProvider;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.lang.reflect.InvocationTargetException;
 
 /**
  * Decides once per JVM whether DiSNI can be used, and keeps the verdict with its reason.

@@ -1,5 +1,13 @@
 package dev.ferry.shuffle.transport.rdma.verbs.disni;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
 import com.ibm.disni.verbs.IbvMr;
 import com.ibm.disni.verbs.IbvPd;
 import com.ibm.disni.verbs.SVCRegMr;
@@ -10,14 +18,6 @@ import dev.ferry.shuffle.transport.rdma.verbs.RegistrableMemory;
 import dev.ferry.shuffle.transport.rdma.verbs.Registration;
 import dev.ferry.shuffle.transport.rdma.verbs.RegistrationChunks;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
-
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import static java.util.Objects.requireNonNull;
 

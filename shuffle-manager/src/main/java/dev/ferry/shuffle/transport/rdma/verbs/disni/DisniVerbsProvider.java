@@ -1,11 +1,11 @@
 package dev.ferry.shuffle.transport.rdma.verbs.disni;
 
+import java.net.InetSocketAddress;
+
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsProvider;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
-
-import java.net.InetSocketAddress;
 
 /**
  * Real verbs through DiSNI. Created only by {@link DisniProbe#newProvider()} after the probe

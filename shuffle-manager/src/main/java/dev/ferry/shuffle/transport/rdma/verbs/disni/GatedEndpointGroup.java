@@ -1,13 +1,13 @@
 package dev.ferry.shuffle.transport.rdma.verbs.disni;
 
-import com.ibm.disni.RdmaPassiveEndpointGroup;
-import dev.ferry.shuffle.transport.rdma.verbs.ConnectionAdmissions;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+
+import com.ibm.disni.RdmaPassiveEndpointGroup;
+import dev.ferry.shuffle.transport.rdma.verbs.ConnectionAdmissions;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,12 +1,5 @@
 package dev.ferry.shuffle.transport.rdma.verbs.simulated;
 
-import dev.ferry.shuffle.transport.rdma.verbs.Completion;
-import dev.ferry.shuffle.transport.rdma.verbs.CompletionStatus;
-import dev.ferry.shuffle.transport.rdma.verbs.ReadRequest;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
-
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -18,6 +11,13 @@ import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+
+import dev.ferry.shuffle.transport.rdma.verbs.Completion;
+import dev.ferry.shuffle.transport.rdma.verbs.CompletionStatus;
+import dev.ferry.shuffle.transport.rdma.verbs.ReadRequest;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,14 +1,5 @@
 package dev.ferry.shuffle.transport.rdma.verbs.simulated;
 
-import dev.ferry.shuffle.transport.rdma.verbs.Access;
-import dev.ferry.shuffle.transport.rdma.verbs.CompletionStatus;
-import dev.ferry.shuffle.transport.rdma.verbs.MemoryRegion;
-import dev.ferry.shuffle.transport.rdma.verbs.ProtectionDomain;
-import dev.ferry.shuffle.transport.rdma.verbs.RegistrableMemory;
-import dev.ferry.shuffle.transport.rdma.verbs.Registration;
-import dev.ferry.shuffle.transport.rdma.verbs.RegistrationChunks;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
-
 import java.nio.ByteBuffer;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -17,6 +8,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+
+import dev.ferry.shuffle.transport.rdma.verbs.Access;
+import dev.ferry.shuffle.transport.rdma.verbs.CompletionStatus;
+import dev.ferry.shuffle.transport.rdma.verbs.MemoryRegion;
+import dev.ferry.shuffle.transport.rdma.verbs.ProtectionDomain;
+import dev.ferry.shuffle.transport.rdma.verbs.RegistrableMemory;
+import dev.ferry.shuffle.transport.rdma.verbs.Registration;
+import dev.ferry.shuffle.transport.rdma.verbs.RegistrationChunks;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
 
 import static java.util.Objects.requireNonNull;
 

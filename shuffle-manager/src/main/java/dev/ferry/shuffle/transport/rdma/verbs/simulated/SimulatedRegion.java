@@ -1,8 +1,8 @@
 package dev.ferry.shuffle.transport.rdma.verbs.simulated;
 
-import dev.ferry.shuffle.transport.rdma.verbs.MemoryRegion;
-
 import java.nio.ByteBuffer;
+
+import dev.ferry.shuffle.transport.rdma.verbs.MemoryRegion;
 
 import static java.util.Objects.requireNonNull;
 

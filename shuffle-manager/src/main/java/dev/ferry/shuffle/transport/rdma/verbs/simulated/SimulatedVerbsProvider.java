@@ -1,11 +1,11 @@
 package dev.ferry.shuffle.transport.rdma.verbs.simulated;
 
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsProvider;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
-
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,9 +1,5 @@
 package dev.ferry.shuffle.transport.rdma.verbs.disni;
 
-import dev.ferry.common.FerryException;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsAvailability;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -18,6 +14,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
+
+import dev.ferry.common.FerryException;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsAvailability;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

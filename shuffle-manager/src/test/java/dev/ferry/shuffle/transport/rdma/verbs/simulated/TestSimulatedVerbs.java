@@ -1,24 +1,5 @@
 package dev.ferry.shuffle.transport.rdma.verbs.simulated;
 
-import dev.ferry.shuffle.transport.TestBytes;
-import dev.ferry.shuffle.transport.rdma.verbs.Access;
-import dev.ferry.shuffle.transport.rdma.verbs.Completion;
-import dev.ferry.shuffle.transport.rdma.verbs.CompletionStatus;
-import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
-import dev.ferry.shuffle.transport.rdma.verbs.MemoryRegion;
-import dev.ferry.shuffle.transport.rdma.verbs.ReadRequest;
-import dev.ferry.shuffle.transport.rdma.verbs.ReadTarget;
-import dev.ferry.shuffle.transport.rdma.verbs.RegistrableMemory;
-import dev.ferry.shuffle.transport.rdma.verbs.Registration;
-import dev.ferry.shuffle.transport.rdma.verbs.RemoteReader;
-import dev.ferry.shuffle.transport.wire.RemoteSlice;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
-import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
-import dev.ferry.shuffle.transport.rdma.verbs.WorkRequestIds;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -30,6 +11,25 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+
+import dev.ferry.shuffle.transport.TestBytes;
+import dev.ferry.shuffle.transport.rdma.verbs.Access;
+import dev.ferry.shuffle.transport.rdma.verbs.Completion;
+import dev.ferry.shuffle.transport.rdma.verbs.CompletionStatus;
+import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
+import dev.ferry.shuffle.transport.rdma.verbs.MemoryRegion;
+import dev.ferry.shuffle.transport.rdma.verbs.ReadRequest;
+import dev.ferry.shuffle.transport.rdma.verbs.ReadTarget;
+import dev.ferry.shuffle.transport.rdma.verbs.RegistrableMemory;
+import dev.ferry.shuffle.transport.rdma.verbs.Registration;
+import dev.ferry.shuffle.transport.rdma.verbs.RemoteReader;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsException;
+import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
+import dev.ferry.shuffle.transport.rdma.verbs.WorkRequestIds;
+import dev.ferry.shuffle.transport.wire.RemoteSlice;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
