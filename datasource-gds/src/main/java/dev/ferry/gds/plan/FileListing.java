@@ -1,5 +1,6 @@
 package dev.ferry.gds.plan;
 
+import dev.ferry.gds.parquet.SourceFile;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ferry.common.ErrorCategory;

@@ -1,6 +1,6 @@
 package dev.ferry.gds.read;
 
-import dev.ferry.gds.io.CorruptParquetException;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import dev.ferry.gds.io.DiskRange;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;

@@ -1,5 +1,12 @@
 package dev.ferry.gds.read;
 
+import dev.ferry.gds.GdsReadSettings;
+import dev.ferry.gds.footer.FooterCache;
+import dev.ferry.gds.footer.FooterReader;
+import dev.ferry.gds.parquet.CalendarRebase;
+import dev.ferry.gds.parquet.CorruptParquetException;
+import dev.ferry.gds.parquet.FileSlice;
+import dev.ferry.gds.parquet.UnsupportedParquetException;
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.gds.GdsConfigKeys;
@@ -8,19 +15,12 @@ import dev.ferry.gds.decode.DatetimeRules;
 import dev.ferry.gds.decode.FileShape;
 import dev.ferry.gds.decode.PageChecks;
 import dev.ferry.gds.decode.ShapeBuilder;
-import dev.ferry.gds.decode.UnsupportedParquetException;
-import dev.ferry.gds.io.AbstractParquetDataSource;
+import dev.ferry.gds.io.ParquetDataSource;
 import dev.ferry.gds.io.BoundedCodecFactory;
-import dev.ferry.gds.io.CorruptParquetException;
 import dev.ferry.gds.io.DiskRange;
 import dev.ferry.gds.io.PageArrays;
 import dev.ferry.gds.io.PrefetchedRanges;
 import dev.ferry.gds.io.SeamInputFile;
-import dev.ferry.gds.plan.CalendarRebase;
-import dev.ferry.gds.plan.FileSlice;
-import dev.ferry.gds.plan.FooterCache;
-import dev.ferry.gds.plan.FooterReader;
-import dev.ferry.gds.plan.GdsReadSettings;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
@@ -73,7 +73,7 @@ public final class ParquetSliceReader
     private static final Logger log = LoggerFactory.getLogger(ParquetSliceReader.class);
     private static final String SPARK_TIME_ZONE_KEY = "org.apache.spark.timeZone";
 
-    private final AbstractParquetDataSource source;
+    private final ParquetDataSource source;
     private final GdsReadSettings settings;
     private final BufferAllocator allocator;
     private final PrefetchedRanges prefetched = new PrefetchedRanges();
@@ -100,7 +100,7 @@ public final class ParquetSliceReader
     private int[] selected = new int[0];
     private long rowsFilteredOut;
 
-    public ParquetSliceReader(FileSlice slice, AbstractParquetDataSource source, GdsReadSettings settings, ParquetReadOptions options,
+    public ParquetSliceReader(FileSlice slice, ParquetDataSource source, GdsReadSettings settings, ParquetReadOptions options,
             StructType dataReadSchema, BufferAllocator allocator, Optional<ExecutorService> prefetcher, Optional<RowFilter> rowFilter)
             throws IOException
     {

@@ -1,12 +1,12 @@
 package dev.ferry.gds.spark;
 
+import dev.ferry.gds.parquet.FileSlice;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.gds.GdsConfigKeys;
 import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.gds.aggregate.AggregatePlan;
 import dev.ferry.gds.io.IoRoute;
 import dev.ferry.gds.metrics.GdsMetric;
-import dev.ferry.gds.plan.FileSlice;
 import dev.ferry.gds.plan.PartitionPruner;
 import dev.ferry.gds.plan.RowGroupPruner;
 import dev.ferry.gds.plan.SchemaInference;

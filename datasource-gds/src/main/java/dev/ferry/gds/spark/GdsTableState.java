@@ -1,9 +1,9 @@
 package dev.ferry.gds.spark;
 
+import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.io.BoundedCodecFactory;
 import dev.ferry.gds.plan.FileListing;
 import dev.ferry.gds.plan.FooterCollector;
-import dev.ferry.gds.plan.GdsReadSettings;
 import dev.ferry.gds.plan.PlannedFile;
 import dev.ferry.gds.plan.SchemaInference;
 import org.apache.hadoop.conf.Configuration;
