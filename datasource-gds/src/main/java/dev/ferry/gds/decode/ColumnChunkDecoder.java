@@ -1,5 +1,8 @@
 package dev.ferry.gds.decode;
 
+import dev.ferry.gds.device.ArrowDeviceUpload;
+import dev.ferry.gds.device.DeviceColumn;
+import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.io.PageArrays;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -34,11 +37,11 @@ public interface ColumnChunkDecoder
     StructField field();
 
     /**
-     * Whether this decoder decodes the column's chunk in a row group whose chunks use
-     * {@code encodings} (by column path), and if not, why: the reason a caller counts when it falls
-     * back to the CPU decoder.
+     * Whether this decoder writes the column's chunk in a row group whose chunks use
+     * {@code encodings} (by column path) straight into device memory ({@link #decodeToDevice}), and
+     * if not, why: the reason a caller counts when it decodes the chunk on the CPU and uploads it.
      */
-    DecodeSupport supports(Map<ColumnPath, Set<Encoding>> encodings);
+    DecodeSupport deviceSupport(Map<ColumnPath, Set<Encoding>> encodings);
 
     /**
      * Whether this column can read a row group by row ranges (page-index skipping): only rows in the
@@ -56,6 +59,15 @@ public interface ColumnChunkDecoder
 
     /** Decodes the next {@code rows} rows into a new vector from {@code allocator}; the caller owns it. */
     FieldVector decode(int rows, BufferAllocator allocator, String timeZone, String file);
+
+    /**
+     * Decodes the next {@code rows} rows into Arrow buffers in {@code target}'s device memory, in the
+     * layout {@link #decode} writes (validity, offsets, values; {@link ArrowDeviceUpload#lengths}),
+     * enqueued on the target's stream; the caller synchronizes it and owns the buffers. Needs
+     * {@link #deviceSupport} to have said yes for this row group. {@code staging} is host memory
+     * an implementation may decode through.
+     */
+    DeviceColumn decodeToDevice(int rows, DeviceTarget target, BufferAllocator staging, String timeZone, String file);
 
     /** Whether this row group's column can decode only selected rows ({@link #decodeSelected}). */
     boolean canDecodeSelected();

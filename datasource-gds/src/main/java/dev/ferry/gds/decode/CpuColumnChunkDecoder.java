@@ -1,6 +1,9 @@
 package dev.ferry.gds.decode;
 
 import dev.ferry.gds.parquet.CorruptParquetException;
+import dev.ferry.gds.device.ArrowDeviceUpload;
+import dev.ferry.gds.device.DeviceColumn;
+import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.io.PageArrays;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -67,17 +70,31 @@ public final class CpuColumnChunkDecoder
         return field;
     }
 
-    /** The CPU decoder reads every column the reader accepts (parquet-mr's column readers take what the flat path does not). */
+    /**
+     * The device rule every implementation applies ({@link DeviceDecodeSupport}), so the simulated
+     * backend refuses, counts and falls back for the same chunks a CUDA decoder would.
+     */
     @Override
-    public DecodeSupport supports(Map<ColumnPath, Set<Encoding>> encodings)
-    {
-        return DecodeSupport.decodes();
-    }
-
-    /** Whether a device decoder takes this column's chunk ({@link DeviceDecodeSupport}), and why not. */
     public DecodeSupport deviceSupport(Map<ColumnPath, Set<Encoding>> encodings)
     {
         return DeviceDecodeSupport.check(leaves, flatLayout, encodings);
+    }
+
+    /**
+     * The CPU decoder writing into device memory: decodes into host buffers from {@code staging},
+     * then copies each buffer to the device (one host-to-device crossing per buffer, counted by the
+     * runtime). On the simulated backend this is the device decoder.
+     */
+    @Override
+    public DeviceColumn decodeToDevice(int rows, DeviceTarget target, BufferAllocator staging, String timeZone, String file)
+    {
+        if (flat == null && !leaves.isEmpty()) {
+            throw new IllegalStateException("column " + field.name() + " is not decoded into device memory in this row group: "
+                    + "its chunk takes the general path");
+        }
+        try (FieldVector host = decode(rows, staging, timeZone, file)) {
+            return ArrowDeviceUpload.upload(host, field.dataType(), target);
+        }
     }
 
     /**
