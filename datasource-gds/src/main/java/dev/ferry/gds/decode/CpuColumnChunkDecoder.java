@@ -1,20 +1,20 @@
 package dev.ferry.gds.decode;
 
-import dev.ferry.gds.parquet.CorruptParquetException;
 import dev.ferry.gds.device.ArrowDeviceUpload;
 import dev.ferry.gds.device.DeviceColumn;
 import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.io.PageArrays;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.parquet.VersionParser;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.Encoding;
-import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.column.impl.ColumnReaderImpl;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.io.api.PrimitiveConverter;
 import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;

@@ -10,7 +10,6 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import static dev.ferry.gds.decode.FlatBytes.LITTLE_ENDIAN_INTS;
 import static dev.ferry.gds.decode.FlatBytes.LITTLE_ENDIAN_LONGS;
 import static dev.ferry.gds.decode.FlatBytes.checkLeft;
-import static dev.ferry.gds.decode.FlatBytes.copyValues;
 import static dev.ferry.gds.decode.FlatBytes.int96Micros;
 import static dev.ferry.gds.decode.FlatBytes.putDecimal;
 import static dev.ferry.gds.decode.FlatBytes.setBit;

@@ -1,7 +1,7 @@
 package dev.ferry.gds.decode;
 
+import dev.ferry.gds.parquet.ColumnNames;
 import dev.ferry.gds.parquet.UnsupportedParquetException;
-import dev.ferry.gds.plan.SchemaInference;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
@@ -203,7 +203,7 @@ public final class ShapeBuilder
         }
         List<Type> matches = new ArrayList<>();
         for (Type field : group.getFields()) {
-            if (SchemaInference.sameName(field.getName(), name, false)) {
+            if (ColumnNames.sameName(field.getName(), name, false)) {
                 matches.add(field);
             }
         }

@@ -1,9 +1,9 @@
 package dev.ferry.gds.decode;
 
-import dev.ferry.gds.parquet.CorruptParquetException;
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.gds.parquet.CalendarRebase;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;

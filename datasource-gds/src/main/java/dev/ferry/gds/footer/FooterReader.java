@@ -1,12 +1,12 @@
 package dev.ferry.gds.footer;
 
-import dev.ferry.gds.parquet.CorruptParquetException;
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
-import dev.ferry.gds.io.ParquetDataSource;
 import dev.ferry.gds.io.DiskRange;
+import dev.ferry.gds.io.ParquetDataSource;
 import dev.ferry.gds.io.PrefetchedRanges;
 import dev.ferry.gds.io.SeamInputFile;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.crypto.ParquetCryptoRuntimeException;
 import org.apache.parquet.format.FileMetaData;

@@ -1,10 +1,10 @@
 package dev.ferry.gds.plan;
 
-import dev.ferry.gds.parquet.SourceFile;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
+import dev.ferry.gds.parquet.SourceFile;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.BlockLocation;
 import org.apache.hadoop.fs.FileStatus;

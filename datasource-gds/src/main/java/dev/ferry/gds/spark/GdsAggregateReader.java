@@ -1,12 +1,12 @@
 package dev.ferry.gds.spark;
 
-import dev.ferry.gds.parquet.FileSlice;
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.gds.aggregate.AggregatePlan;
 import dev.ferry.gds.aggregate.PartialAggregator;
-import dev.ferry.gds.metrics.GdsMetric;
 import dev.ferry.gds.io.LocalFiles;
+import dev.ferry.gds.metrics.GdsMetric;
+import dev.ferry.gds.parquet.FileSlice;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;

@@ -1,12 +1,12 @@
 package dev.ferry.gds.spark;
 
-import dev.ferry.gds.GdsReadSettings;
-import dev.ferry.gds.parquet.CorruptParquetException;
-import dev.ferry.gds.parquet.FileSlice;
 import dev.ferry.arrow.DirectArrowColumnVector;
+import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.io.ParquetDataSource;
 import dev.ferry.gds.io.RoutedDataSources;
 import dev.ferry.gds.metrics.ScanCounters;
+import dev.ferry.gds.parquet.CorruptParquetException;
+import dev.ferry.gds.parquet.FileSlice;
 import dev.ferry.gds.read.DecodedBatch;
 import dev.ferry.gds.read.ParquetSliceReader;
 import dev.ferry.gds.read.RowFilter;
@@ -28,7 +28,6 @@ import org.slf4j.LoggerFactory;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -2,6 +2,7 @@ package dev.ferry.gds.spark;
 
 import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.io.BoundedCodecFactory;
+import dev.ferry.gds.parquet.ColumnNames;
 import dev.ferry.gds.plan.FileListing;
 import dev.ferry.gds.plan.FooterCollector;
 import dev.ferry.gds.plan.PlannedFile;
@@ -117,7 +118,7 @@ final class GdsTableState
         for (StructField partition : partitionSchema.fields()) {
             StructField field = partition;
             for (StructField candidate : tableSchema.fields()) {
-                if (SchemaInference.sameName(candidate.name(), partition.name(), settings.caseSensitive())) {
+                if (ColumnNames.sameName(candidate.name(), partition.name(), settings.caseSensitive())) {
                     field = candidate;
                 }
             }
