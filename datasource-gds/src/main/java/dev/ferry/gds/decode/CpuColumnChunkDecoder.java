@@ -30,8 +30,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The CPU implementation of the decode seam: one top-level column's chunks in a row group (host
- * pages, through parquet-mr's page decoding for every encoding and codec) into heap-allocated Arrow
- * vectors, batch by batch. Flat columns whose type pair has a {@link FlatLayout} take
+ * pages, through parquet-mr's page decoding for every encoding and codec) into host Arrow
+ * vectors from the task's allocator, batch by batch. Flat columns whose type pair has a {@link FlatLayout} take
  * {@link FlatLeafReader}; everything else the shape nodes, fed by parquet-mr's column readers.
  */
 public final class CpuColumnChunkDecoder
