@@ -1,6 +1,6 @@
 package dev.ferry.gds.aggregate;
 
-import dev.ferry.gds.plan.SchemaInference;
+import dev.ferry.gds.parquet.ColumnNames;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.GeneralScalarExpression;
 import org.apache.spark.sql.connector.expressions.LiteralValue;
@@ -280,7 +280,7 @@ public final class AggregatePushdown
             return Optional.empty();
         }
         for (StructField field : tableSchema.fields()) {
-            if (SchemaInference.sameName(field.name(), reference.fieldNames()[0], caseSensitive)) {
+            if (ColumnNames.sameName(field.name(), reference.fieldNames()[0], caseSensitive)) {
                 return Optional.of(field);
             }
         }

@@ -1,7 +1,7 @@
 package dev.ferry.gds.decode;
 
 import dev.ferry.gds.GdsConfigKeys;
-import dev.ferry.gds.io.CorruptParquetException;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;

@@ -1,250 +1,90 @@
 package dev.ferry.gds.decode;
 
-import dev.ferry.gds.io.CorruptParquetException;
+import dev.ferry.gds.device.ArrowDeviceUpload;
+import dev.ferry.gds.device.DeviceColumn;
+import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.io.PageArrays;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.parquet.VersionParser;
-import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.column.Encoding;
-import org.apache.parquet.hadoop.metadata.ColumnPath;
-import org.apache.parquet.column.impl.ColumnReaderImpl;
 import org.apache.parquet.column.page.PageReadStore;
-import org.apache.parquet.column.page.PageReader;
-import org.apache.parquet.io.api.PrimitiveConverter;
-import org.apache.spark.sql.types.Metadata;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.spark.sql.types.StructField;
-import org.apache.spark.sql.util.ArrowUtils;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
-import static java.util.Objects.requireNonNull;
-
 /**
- * The decoder boundary: turns one top-level column's chunks in a row group (its pages, through
- * parquet-mr's page decoding for every encoding and codec) into Arrow vectors, batch by batch. It
- * sees only pages and writes only Arrow, so a GPU implementation can replace it without touching I/O
- * or planning.
+ * The decode seam: turns one top-level column's chunks in a row group (its pages, in the memory the
+ * I/O route put them in) into Arrow vectors (validity, offsets, values), batch by batch. It sees
+ * only pages and writes only Arrow, so I/O and planning never know which implementation decodes.
+ * {@link CpuColumnChunkDecoder} decodes on the CPU into heap-allocated Arrow buffers and reads
+ * every column the reader accepts. A device decoder is a second implementation: it answers
+ * {@link #supports} per chunk from the chunk's encodings and the column's shape
+ * ({@link DeviceDecodeSupport} holds the rules: nested columns, DELTA_* and BYTE_STREAM_SPLIT are
+ * refused with the reason), and the caller decodes a refused chunk through the CPU implementation,
+ * counting the reason. Whatever decodes, the buffers have the layout the CPU decoder writes, so
+ * the two can be compared byte for byte.
+ *
+ * <p>Calls come from one task thread: {@link #start} once per row group, then {@link #decode} or
+ * {@link #decodeSelected} per batch, then {@link #checkExhausted}.
  */
-public final class ColumnChunkDecoder
+public interface ColumnChunkDecoder
 {
-    // ColumnReaderImpl needs a converter even though values are pulled with getInteger() and friends;
-    // one that refuses every call makes an accidental push visible.
-    private static final PrimitiveConverter NO_PUSH = new PrimitiveConverter() {};
-
-    private final StructField field;
-    private final ReadNode root;
-    private final List<LeafNode> leaves;
-    private final Optional<FlatTarget> flatTarget;
-    private final List<ColumnReader> readers = new ArrayList<>();
-    // This row group's checked page readers, one per leaf: where decoding is, for error messages.
-    private final List<CheckedPageReader> checkedPages = new ArrayList<>();
-    private long[][] consumed = new long[0][];
-    private FlatLeafReader flat;
-    // Kept across row groups so its level and index arrays are reused.
-    private FlatLeafReader flatReader;
-    // The Arrow field, built once rather than per batch.
-    private Field arrowField;
-    private String arrowTimeZone;
-
-    ColumnChunkDecoder(StructField field, ReadNode root, List<LeafNode> leaves, Optional<FlatTarget> flatTarget)
-    {
-        this.field = requireNonNull(field, "field is null");
-        this.root = requireNonNull(root, "root is null");
-        this.leaves = List.copyOf(leaves);
-        this.flatTarget = requireNonNull(flatTarget, "flatTarget is null");
-    }
-
-    public StructField field()
-    {
-        return field;
-    }
+    /** The Spark column this decoder produces. */
+    StructField field();
 
     /**
-     * Whether this column can read a row group by row ranges (page-index skipping): only the flat
-     * path skips rows itself; parquet-mr's column readers would read the pages it is given as if they
-     * were contiguous. A column missing from the file reads no pages at all.
+     * Whether this decoder writes the column's chunk in a row group whose chunks use
+     * {@code encodings} (by column path) straight into device memory ({@link #decodeToDevice}), and
+     * if not, why: the reason a caller counts when it decodes the chunk on the CPU and uploads it.
      */
-    public boolean canSkipRows(Map<ColumnPath, Set<Encoding>> encodings)
-    {
-        if (leaves.isEmpty()) {
-            return true;
-        }
-        if (flatTarget.isEmpty() || leaves.size() != 1) {
-            return false;
-        }
-        LeafNode leaf = leaves.get(0);
-        Set<Encoding> chunkEncodings = encodings.get(ColumnPath.get(leaf.descriptor.getPath()));
-        return chunkEncodings != null && FlatLeafReader.supports(leaf.descriptor, chunkEncodings);
-    }
+    DecodeSupport deviceSupport(Map<ColumnPath, Set<Encoding>> encodings);
 
     /**
-     * Starts a row group: the flat fast path when the column is a top-level primitive whose chunk uses
-     * only PLAIN and dictionary encodings ({@code encodings} by column path), else one parquet-mr column
-     * reader per leaf. Only rows within the inclusive ranges [{@code rangeFrom[i]}, {@code rangeTo[i]}]
-     * are decoded; null ranges read every row (ranges need {@link #canSkipRows}). The flat path gives
-     * each data page's array back to {@code pageArrays} once it has moved past the page.
+     * Whether this column can read a row group by row ranges (page-index skipping): only rows in the
+     * ranges given to {@link #start} are decoded.
      */
-    public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, PageChecks checks, Map<ColumnPath, Set<Encoding>> encodings,
-            long[] rangeFrom, long[] rangeTo, PageArrays pageArrays)
-    {
-        String file = checks.file();
-        readers.clear();
-        checkedPages.clear();
-        flat = null;
-        if (flatTarget.isPresent() && leaves.size() == 1) {
-            LeafNode leaf = leaves.get(0);
-            Set<Encoding> chunkEncodings = encodings.get(ColumnPath.get(leaf.descriptor.getPath()));
-            if (chunkEncodings != null && FlatLeafReader.supports(leaf.descriptor, chunkEncodings)) {
-                PageReader pageReader = pages.getPageReader(leaf.descriptor);
-                if (pageReader == null) {
-                    throw new CorruptParquetException(file, "row group has no pages for column " + leaf.path);
-                }
-                if (flatReader == null) {
-                    flatReader = new FlatLeafReader(leaf.descriptor, flatTarget.get());
-                }
-                flat = flatReader;
-                flat.start(checked(checks, leaf, pageReader), rangeFrom, rangeTo, pageArrays);
-                return;
-            }
-        }
-        if (rangeFrom != null && !leaves.isEmpty()) {
-            throw new IllegalStateException("column " + field.name() + " cannot read by row ranges");
-        }
-        consumed = new long[leaves.size()][1];
-        for (LeafNode leaf : leaves) {
-            PageReader pageReader = pages.getPageReader(leaf.descriptor);
-            if (pageReader == null) {
-                throw new CorruptParquetException(file, "row group has no pages for column " + leaf.path);
-            }
-            readers.add(new ColumnReaderImpl(leaf.descriptor, checked(checks, leaf, pageReader), NO_PUSH, writerVersion));
-        }
-    }
+    boolean canSkipRows(Map<ColumnPath, Set<Encoding>> encodings);
+
+    /**
+     * Starts a row group. Only rows within the inclusive ranges [{@code rangeFrom[i]}, {@code rangeTo[i]}]
+     * are decoded; null ranges read every row (ranges need {@link #canSkipRows}). Page arrays the
+     * decoder is done with go back to {@code pageArrays}.
+     */
+    void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, PageChecks checks, Map<ColumnPath, Set<Encoding>> encodings,
+            long[] rangeFrom, long[] rangeTo, PageArrays pageArrays);
 
     /** Decodes the next {@code rows} rows into a new vector from {@code allocator}; the caller owns it. */
-    public FieldVector decode(int rows, BufferAllocator allocator, String timeZone, String file)
-    {
-        FieldVector vector = arrowField(timeZone).createVector(allocator);
-        try {
-            if (flat != null) {
-                flat.target().bind(vector, rows);
-                int read = flat.read(rows);
-                if (read != rows) {
-                    throw new CorruptParquetException(file, "column " + field.name() + " ends after " + read + " of " + rows
-                            + " rows in this batch: fewer values than the row group's row count");
-                }
-                return vector;
-            }
-            vector.allocateNew();
-            root.bind(vector);
-            if (root instanceof MissingNode) {
-                ((MissingNode) root).setRows(rows);
-            }
-            for (int index = 0; index < leaves.size(); index++) {
-                LeafNode leaf = leaves.get(index);
-                int read = leaf.read(readers.get(index), rows, consumed[index]);
-                if (read != rows) {
-                    throw new CorruptParquetException(file, "column " + leaf.path + " ends after " + read + " of " + rows
-                            + " rows in this batch: fewer values than the row group's row count");
-                }
-            }
-            root.finish();
-            if (vector.getValueCount() != rows) {
-                throw new CorruptParquetException(file, "column " + field.name() + " decoded " + vector.getValueCount() + " rows instead of " + rows);
-            }
-            return vector;
-        }
-        catch (RuntimeException e) {
-            vector.close();
-            throw e;
-        }
-    }
+    FieldVector decode(int rows, BufferAllocator allocator, String timeZone, String file);
 
     /**
-     * At the end of a row group: refuses a column whose parquet-mr readers still hold entries (rows past
-     * the row group's row count). The flat path reads exactly one value per row, checked in the footer.
+     * Decodes the next {@code rows} rows into Arrow buffers in {@code target}'s device memory, in the
+     * layout {@link #decode} writes (validity, offsets, values; {@link ArrowDeviceUpload#lengths}),
+     * enqueued on the target's stream; the caller synchronizes it and owns the buffers. Needs
+     * {@link #deviceSupport} to have said yes for this row group. {@code staging} is host memory
+     * an implementation may decode through.
      */
-    @SuppressWarnings("deprecation") // getTotalValueCount: the chunk's count, which is what is compared
-    public void checkExhausted(String file, long rowGroupOffset)
-    {
-        if (flat != null) {
-            return;
-        }
-        for (int index = 0; index < readers.size(); index++) {
-            long left = readers.get(index).getTotalValueCount() - consumed[index][0];
-            if (left > 0) {
-                throw new CorruptParquetException(file, "column " + leaves.get(index).path + " of the row group at offset " + rowGroupOffset + " has " + left
-                        + " entries past the row group's last row");
-            }
-        }
-    }
+    DeviceColumn decodeToDevice(int rows, DeviceTarget target, BufferAllocator staging, String timeZone, String file);
 
-    /** Whether this row group's column takes the flat path, which can decode only selected rows ({@link #decodeSelected}). */
-    public boolean canDecodeSelected()
-    {
-        return flat != null;
-    }
+    /** Whether this row group's column can decode only selected rows ({@link #decodeSelected}). */
+    boolean canDecodeSelected();
 
     /**
      * Late materialization: moves past the next {@code rows} rows but decodes only rows
      * {@code selected[0..count)} (ascending, relative to these rows) into a new vector of
      * {@code count} values. Needs {@link #canDecodeSelected}.
      */
-    public FieldVector decodeSelected(int rows, int[] selected, int count, BufferAllocator allocator, String timeZone, String file)
-    {
-        if (flat == null) {
-            throw new IllegalStateException("column " + field.name() + " does not take the flat path");
-        }
-        FieldVector vector = arrowField(timeZone).createVector(allocator);
-        try {
-            flat.target().bind(vector, count);
-            int read = flat.read(rows, selected, count);
-            if (read != rows) {
-                throw new CorruptParquetException(file, "column " + field.name() + " ends after " + read + " of " + rows
-                        + " rows in this batch: fewer values than the row group's row count");
-            }
-            return vector;
-        }
-        catch (RuntimeException e) {
-            vector.close();
-            throw e;
-        }
-    }
+    FieldVector decodeSelected(int rows, int[] selected, int count, BufferAllocator allocator, String timeZone, String file);
 
-    private Field arrowField(String timeZone)
-    {
-        if (arrowField == null || !timeZone.equals(arrowTimeZone)) {
-            arrowField = ArrowUtils.toArrowField(field.name(), field.dataType(), field.nullable(), timeZone, false, Metadata.empty());
-            arrowTimeZone = timeZone;
-        }
-        return arrowField;
-    }
+    /** At the end of a row group: refuses a column whose chunk still holds entries past the row group's last row. */
+    void checkExhausted(String file, long rowGroupOffset);
 
-    private PageReader checked(PageChecks checks, LeafNode leaf, PageReader pages)
-    {
-        CheckedPageReader checked = checks.wrap(leaf.descriptor, pages);
-        checkedPages.add(checked);
-        return checked;
-    }
-
-    /** Where each leaf's decoding is in this row group (page and offsets), for error messages. */
-    public String position()
-    {
-        List<String> positions = new ArrayList<>();
-        checkedPages.forEach(pages -> positions.add(pages.position()));
-        return String.join("; ", positions);
-    }
+    /** Where decoding is in this row group (page and offsets), for error messages. */
+    String position();
 
     /** The column's leaf paths, for error messages. */
-    public List<String> leafPaths()
-    {
-        List<String> paths = new ArrayList<>();
-        leaves.forEach(leaf -> paths.add(leaf.path));
-        return paths;
-    }
+    List<String> leafPaths();
 }

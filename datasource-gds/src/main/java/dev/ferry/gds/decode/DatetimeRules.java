@@ -1,7 +1,7 @@
 package dev.ferry.gds.decode;
 
-import dev.ferry.gds.plan.CalendarRebase;
 
+import dev.ferry.gds.parquet.CalendarRebase;
 import static java.util.Objects.requireNonNull;
 
 /**

@@ -3,6 +3,7 @@ package dev.ferry.gds.decode;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnReader;
+import org.apache.spark.sql.types.DataType;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,16 +15,21 @@ final class LeafNode
         extends ReadNode
 {
     final ColumnDescriptor descriptor;
+    // The leaf's Parquet and Spark type pair, from which both its writer and its flat layout come.
+    final ParquetSparkType pair;
+    final DataType sparkType;
     final ValueWriter writer;
     // Ancestors whose validity and offsets this leaf writes: those for which it is the first leaf, outermost first.
     final List<ReadNode> ownedAncestors = new ArrayList<>();
     private LevelsValidator levels;
     private SiblingShapeCheck siblings;
 
-    LeafNode(String path, int slotRepetition, int slotDefinition, ColumnDescriptor descriptor, ValueWriter writer)
+    LeafNode(String path, int slotRepetition, int slotDefinition, ColumnDescriptor descriptor, ParquetSparkType pair, DataType sparkType, ValueWriter writer)
     {
         super(path, slotRepetition, slotDefinition, descriptor.getMaxDefinitionLevel());
         this.descriptor = requireNonNull(descriptor, "descriptor is null");
+        this.pair = requireNonNull(pair, "pair is null");
+        this.sparkType = requireNonNull(sparkType, "sparkType is null");
         this.writer = requireNonNull(writer, "writer is null");
     }
 

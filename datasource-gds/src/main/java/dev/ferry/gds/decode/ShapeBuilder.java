@@ -1,6 +1,7 @@
 package dev.ferry.gds.decode;
 
-import dev.ferry.gds.plan.SchemaInference;
+import dev.ferry.gds.parquet.ColumnNames;
+import dev.ferry.gds.parquet.UnsupportedParquetException;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
@@ -44,16 +45,18 @@ public final class ShapeBuilder
         for (StructField field : readSchema.fields()) {
             Optional<Type> parquet = find(fileSchema, field.name());
             if (parquet.isEmpty()) {
-                columns.add(new ColumnChunkDecoder(field, new MissingNode(field.name()), List.of(), Optional.empty()));
+                columns.add(new CpuColumnChunkDecoder(field, new MissingNode(field.name()), List.of(), Optional.empty()));
                 continue;
             }
             Built built = walk(parquet.get(), parquet.get().getRepetition(), field.dataType(), field.name(), new String[0], new Levels(0, 0, 0));
             List<LeafNode> leaves = new ArrayList<>();
             assignOwners(built.node(), new ArrayList<>(), new ArrayList<>(), leaves);
-            Optional<FlatTarget> flat = built.node() instanceof LeafNode
-                    ? FlatTargets.choose(((LeafNode) built.node()).descriptor.getPrimitiveType(), field.dataType(), rules)
-                    : Optional.empty();
-            columns.add(new ColumnChunkDecoder(field, built.node(), leaves, flat));
+            Optional<FlatLayout> flat = Optional.empty();
+            if (built.node() instanceof LeafNode) {
+                LeafNode leaf = (LeafNode) built.node();
+                flat = leaf.pair.flatLayout(leaf.descriptor.getPrimitiveType(), leaf.sparkType, rules);
+            }
+            columns.add(new CpuColumnChunkDecoder(field, built.node(), leaves, flat));
             requested.add(built.pruned());
         }
         return new FileShape(columns, new MessageType(fileSchema.getName(), requested));
@@ -89,8 +92,9 @@ public final class ShapeBuilder
         }
         PrimitiveType primitive = parquet.asPrimitiveType();
         ColumnDescriptor descriptor = new ColumnDescriptor(parquetPath, primitive, levels.repetition(), definition);
-        ValueWriter writer = ValueWriters.create(primitive, spark, rules, file, path);
-        return new Built(new LeafNode(path, levels.repetition(), levels.slotDefinition(), descriptor, writer), parquet);
+        ParquetSparkType pair = ParquetSparkType.resolve(primitive, spark, rules, file, path);
+        ValueWriter writer = pair.writer(primitive, spark, rules, file, path);
+        return new Built(new LeafNode(path, levels.repetition(), levels.slotDefinition(), descriptor, pair, spark, writer), parquet);
     }
 
     private Built struct(GroupType group, StructType spark, String path, String[] parquetPath, Levels childLevels, Levels levels, int validDefinition)
@@ -199,7 +203,7 @@ public final class ShapeBuilder
         }
         List<Type> matches = new ArrayList<>();
         for (Type field : group.getFields()) {
-            if (SchemaInference.sameName(field.getName(), name, false)) {
+            if (ColumnNames.sameName(field.getName(), name, false)) {
                 matches.add(field);
             }
         }

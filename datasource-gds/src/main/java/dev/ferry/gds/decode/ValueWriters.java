@@ -2,8 +2,8 @@ package dev.ferry.gds.decode;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
-import dev.ferry.gds.io.CorruptParquetException;
-import dev.ferry.gds.plan.CalendarRebase;
+import dev.ferry.gds.parquet.CalendarRebase;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
@@ -19,29 +19,7 @@ import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.parquet.column.ColumnReader;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.schema.LogicalTypeAnnotation;
-import org.apache.parquet.schema.LogicalTypeAnnotation.DateLogicalTypeAnnotation;
-import org.apache.parquet.schema.LogicalTypeAnnotation.DecimalLogicalTypeAnnotation;
-import org.apache.parquet.schema.LogicalTypeAnnotation.IntLogicalTypeAnnotation;
-import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
-import org.apache.parquet.schema.LogicalTypeAnnotation.TimestampLogicalTypeAnnotation;
-import org.apache.parquet.schema.PrimitiveType;
 import org.apache.spark.sql.catalyst.util.RebaseDateTime;
-import org.apache.spark.sql.types.BinaryType;
-import org.apache.spark.sql.types.BooleanType;
-import org.apache.spark.sql.types.ByteType;
-import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DateType;
-import org.apache.spark.sql.types.DecimalType;
-import org.apache.spark.sql.types.DoubleType;
-import org.apache.spark.sql.types.FloatType;
-import org.apache.spark.sql.types.IntegerType;
-import org.apache.spark.sql.types.LongType;
-import org.apache.spark.sql.types.NullType;
-import org.apache.spark.sql.types.ShortType;
-import org.apache.spark.sql.types.StringType;
-import org.apache.spark.sql.types.TimestampNTZType;
-import org.apache.spark.sql.types.TimestampType;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -49,9 +27,8 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Picks the {@link ValueWriter} for a Parquet leaf read as a Spark type. The pairs accepted are the
- * ones Spark's schema conversion produces (plus the widenings int to long and double, float to
- * double); anything else is refused naming the file and column, never converted by guess.
+ * The general path's {@link ValueWriter}s, one per conversion; {@link ParquetSparkType} says which
+ * Parquet and Spark type pair takes which.
  */
 final class ValueWriters
 {
@@ -60,162 +37,6 @@ final class ValueWriters
 
     private ValueWriters() {}
 
-    static ValueWriter create(PrimitiveType parquet, DataType spark, DatetimeRules rules, String file, String column)
-    {
-        LogicalTypeAnnotation logical = parquet.getLogicalTypeAnnotation();
-        if (logical instanceof LogicalTypeAnnotation.UnknownLogicalTypeAnnotation) {
-            // UNKNOWN says every value is null; Spark then reads the column by its physical type.
-            logical = null;
-        }
-        if (spark instanceof NullType) {
-            // Spark reads the UNKNOWN (always null) logical type as NullType; there is no value to move.
-            return new NullWriter();
-        }
-        switch (parquet.getPrimitiveTypeName()) {
-            case BOOLEAN:
-                if (spark instanceof BooleanType) {
-                    return new BooleanWriter();
-                }
-                break;
-            case INT32:
-                return int32(logical, spark, rules, file, column, parquet);
-            case INT64:
-                return int64(logical, spark, rules, file, column, parquet);
-            case INT96:
-                if (rules.int96ZoneConversion()) {
-                    throw new UnsupportedParquetException(file, column, "spark.sql.parquet.int96TimestampConversion=true (shifting INT96 values "
-                            + "written by other tools between time zones) is not supported yet");
-                }
-                if (spark instanceof TimestampType) {
-                    return new Int96Writer(rules.int96(), rules.rebaseTimeZone(), file, column);
-                }
-                break;
-            case FLOAT:
-                if (spark instanceof FloatType) {
-                    return new FloatWriter();
-                }
-                if (spark instanceof DoubleType) {
-                    return new FloatToDoubleWriter();
-                }
-                break;
-            case DOUBLE:
-                if (spark instanceof DoubleType) {
-                    return new DoubleWriter();
-                }
-                break;
-            case BINARY:
-            case FIXED_LEN_BYTE_ARRAY:
-                return bytes(logical, spark, file, column, parquet);
-        }
-        throw unsupported(parquet, spark, file, column);
-    }
-
-    private static ValueWriter int32(LogicalTypeAnnotation logical, DataType spark, DatetimeRules rules, String file, String column, PrimitiveType parquet)
-    {
-        if (logical instanceof DecimalLogicalTypeAnnotation) {
-            checkDecimal((DecimalLogicalTypeAnnotation) logical, spark, parquet, file, column);
-            return new IntDecimalWriter();
-        }
-        if (logical instanceof DateLogicalTypeAnnotation) {
-            if (spark instanceof DateType) {
-                return new DateWriter(rules.datetime(), file, column);
-            }
-            throw unsupported(parquet, spark, file, column);
-        }
-        boolean unsigned = false;
-        if (logical instanceof IntLogicalTypeAnnotation) {
-            unsigned = !((IntLogicalTypeAnnotation) logical).isSigned();
-        }
-        else if (logical != null) {
-            throw unsupported(parquet, spark, file, column);
-        }
-        if (spark instanceof LongType) {
-            return unsigned ? new UnsignedIntToLongWriter() : new IntToLongWriter();
-        }
-        if (!unsigned || ((IntLogicalTypeAnnotation) logical).getBitWidth() < 32) {
-            // Spark reads UINT_8 as short and UINT_16 as int; their values fit as they are.
-            if (spark instanceof IntegerType) {
-                return new IntWriter();
-            }
-            if (spark instanceof ShortType) {
-                return new ShortWriter();
-            }
-            if (spark instanceof ByteType) {
-                return new ByteWriter();
-            }
-            if (spark instanceof DoubleType && !unsigned) {
-                return new IntToDoubleWriter();
-            }
-        }
-        throw unsupported(parquet, spark, file, column);
-    }
-
-    private static ValueWriter int64(LogicalTypeAnnotation logical, DataType spark, DatetimeRules rules, String file, String column, PrimitiveType parquet)
-    {
-        if (logical instanceof DecimalLogicalTypeAnnotation) {
-            checkDecimal((DecimalLogicalTypeAnnotation) logical, spark, parquet, file, column);
-            return new LongDecimalWriter();
-        }
-        if (logical instanceof TimestampLogicalTypeAnnotation) {
-            TimeUnit unit = ((TimestampLogicalTypeAnnotation) logical).getUnit();
-            if (unit == TimeUnit.NANOS && spark instanceof LongType) {
-                // spark.sql.legacy.parquet.nanosAsLong: the raw nanoseconds.
-                return new LongWriter();
-            }
-            if ((spark instanceof TimestampType || spark instanceof TimestampNTZType) && unit != TimeUnit.NANOS) {
-                return new TimestampWriter(unit == TimeUnit.MILLIS, spark instanceof TimestampType ? rules.datetime() : CalendarRebase.CORRECTED,
-                        rules.rebaseTimeZone(), file, column);
-            }
-            throw unsupported(parquet, spark, file, column);
-        }
-        if (logical instanceof IntLogicalTypeAnnotation && !((IntLogicalTypeAnnotation) logical).isSigned()) {
-            if (spark instanceof DecimalType && ((DecimalType) spark).scale() == 0 && ((DecimalType) spark).precision() >= 20) {
-                return new UnsignedLongDecimalWriter();
-            }
-            throw unsupported(parquet, spark, file, column);
-        }
-        if (logical != null && !(logical instanceof IntLogicalTypeAnnotation)) {
-            throw unsupported(parquet, spark, file, column);
-        }
-        if (spark instanceof LongType) {
-            return new LongWriter();
-        }
-        throw unsupported(parquet, spark, file, column);
-    }
-
-    private static ValueWriter bytes(LogicalTypeAnnotation logical, DataType spark, String file, String column, PrimitiveType parquet)
-    {
-        if (logical instanceof DecimalLogicalTypeAnnotation) {
-            checkDecimal((DecimalLogicalTypeAnnotation) logical, spark, parquet, file, column);
-            return new BinaryDecimalWriter(file, column);
-        }
-        boolean fixed = parquet.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY;
-        if (spark instanceof StringType && !fixed) {
-            return new StringWriter();
-        }
-        if (spark instanceof BinaryType && (logical == null || !fixed)) {
-            return new BinaryWriter();
-        }
-        throw unsupported(parquet, spark, file, column);
-    }
-
-    private static void checkDecimal(DecimalLogicalTypeAnnotation decimal, DataType spark, PrimitiveType parquet, String file, String column)
-    {
-        if (!(spark instanceof DecimalType)) {
-            throw unsupported(parquet, spark, file, column);
-        }
-        DecimalType target = (DecimalType) spark;
-        if (target.scale() != decimal.getScale() || target.precision() < decimal.getPrecision()) {
-            throw new UnsupportedParquetException(file, column, "decimal(" + decimal.getPrecision() + "," + decimal.getScale() + ") read as "
-                    + target.simpleString() + " would need rescaling, which is not supported yet");
-        }
-    }
-
-    private static UnsupportedParquetException unsupported(PrimitiveType parquet, DataType spark, String file, String column)
-    {
-        return new UnsupportedParquetException(file, column, "Parquet type " + parquet + " read as Spark " + spark.simpleString() + " is not supported yet");
-    }
-
     static FerryException beforeGregorianSwitch(String file, String column, String what)
     {
         return new FerryException(ErrorCategory.USER_ERROR, "Reading " + what + " before 1582-10-15 from " + file + " column " + column
@@ -223,7 +44,7 @@ final class ValueWriters
                 + "int96RebaseModeInRead) to LEGACY to rebase or CORRECTED to read the values as they are.");
     }
 
-    private static final class NullWriter
+    static final class NullWriter
             extends ValueWriter
     {
         @Override
@@ -238,7 +59,7 @@ final class ValueWriters
         }
     }
 
-    private static final class BooleanWriter
+    static final class BooleanWriter
             extends ValueWriter
     {
         private BitVector vector;
@@ -256,7 +77,7 @@ final class ValueWriters
         }
     }
 
-    private static final class ByteWriter
+    static final class ByteWriter
             extends ValueWriter
     {
         private TinyIntVector vector;
@@ -274,7 +95,7 @@ final class ValueWriters
         }
     }
 
-    private static final class ShortWriter
+    static final class ShortWriter
             extends ValueWriter
     {
         private SmallIntVector vector;
@@ -292,7 +113,7 @@ final class ValueWriters
         }
     }
 
-    private static final class IntWriter
+    static final class IntWriter
             extends ValueWriter
     {
         private IntVector vector;
@@ -310,7 +131,7 @@ final class ValueWriters
         }
     }
 
-    private static final class IntToLongWriter
+    static final class IntToLongWriter
             extends ValueWriter
     {
         private BigIntVector vector;
@@ -328,7 +149,7 @@ final class ValueWriters
         }
     }
 
-    private static final class UnsignedIntToLongWriter
+    static final class UnsignedIntToLongWriter
             extends ValueWriter
     {
         private BigIntVector vector;
@@ -346,7 +167,7 @@ final class ValueWriters
         }
     }
 
-    private static final class IntToDoubleWriter
+    static final class IntToDoubleWriter
             extends ValueWriter
     {
         private Float8Vector vector;
@@ -364,7 +185,7 @@ final class ValueWriters
         }
     }
 
-    private static final class LongWriter
+    static final class LongWriter
             extends ValueWriter
     {
         private BigIntVector vector;
@@ -382,7 +203,7 @@ final class ValueWriters
         }
     }
 
-    private static final class FloatWriter
+    static final class FloatWriter
             extends ValueWriter
     {
         private Float4Vector vector;
@@ -400,7 +221,7 @@ final class ValueWriters
         }
     }
 
-    private static final class FloatToDoubleWriter
+    static final class FloatToDoubleWriter
             extends ValueWriter
     {
         private Float8Vector vector;
@@ -418,7 +239,7 @@ final class ValueWriters
         }
     }
 
-    private static final class DoubleWriter
+    static final class DoubleWriter
             extends ValueWriter
     {
         private Float8Vector vector;
@@ -436,7 +257,7 @@ final class ValueWriters
         }
     }
 
-    private static final class IntDecimalWriter
+    static final class IntDecimalWriter
             extends ValueWriter
     {
         private DecimalVector vector;
@@ -454,7 +275,7 @@ final class ValueWriters
         }
     }
 
-    private static final class LongDecimalWriter
+    static final class LongDecimalWriter
             extends ValueWriter
     {
         private DecimalVector vector;
@@ -472,7 +293,7 @@ final class ValueWriters
         }
     }
 
-    private static final class UnsignedLongDecimalWriter
+    static final class UnsignedLongDecimalWriter
             extends ValueWriter
     {
         private DecimalVector vector;
@@ -496,7 +317,7 @@ final class ValueWriters
         }
     }
 
-    private static final class BinaryDecimalWriter
+    static final class BinaryDecimalWriter
             extends ValueWriter
     {
         private final String file;
@@ -532,7 +353,7 @@ final class ValueWriters
         }
     }
 
-    private static final class StringWriter
+    static final class StringWriter
             extends ValueWriter
     {
         private VarCharVector vector;
@@ -551,7 +372,7 @@ final class ValueWriters
         }
     }
 
-    private static final class BinaryWriter
+    static final class BinaryWriter
             extends ValueWriter
     {
         private VarBinaryVector vector;
@@ -570,7 +391,7 @@ final class ValueWriters
         }
     }
 
-    private static final class DateWriter
+    static final class DateWriter
             extends ValueWriter
     {
         private final CalendarRebase rebase;
@@ -610,7 +431,7 @@ final class ValueWriters
         }
     }
 
-    private static final class TimestampWriter
+    static final class TimestampWriter
             extends ValueWriter
     {
         private final boolean millis;
@@ -643,7 +464,7 @@ final class ValueWriters
         }
     }
 
-    private static final class Int96Writer
+    static final class Int96Writer
             extends ValueWriter
     {
         private final CalendarRebase rebase;

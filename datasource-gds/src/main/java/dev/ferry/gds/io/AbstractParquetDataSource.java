@@ -1,5 +1,6 @@
 package dev.ferry.gds.io;
 
+import dev.ferry.gds.parquet.CorruptParquetException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -105,7 +106,7 @@ public abstract class AbstractParquetDataSource
         return buffer.asReadOnlyBuffer();
     }
 
-    /** Counts a read the caller did not plan (the decoder asked for bytes outside every planned range). */
+    @Override
     public final ByteBuffer readUnplanned(long position, int length)
             throws IOException
     {

@@ -36,6 +36,10 @@ public interface ParquetDataSource
     ByteBuffer readFully(long position, int length)
             throws IOException;
 
+    /** {@link #readFully}, counted as a read the caller did not plan (the decoder asked for bytes outside every planned range). */
+    ByteBuffer readUnplanned(long position, int length)
+            throws IOException;
+
     /**
      * Reads all {@code ranges} together: nearby ranges are coalesced into one request, large ones
      * are split and read in parallel. Returns one buffer per key.

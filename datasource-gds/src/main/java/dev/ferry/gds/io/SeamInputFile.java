@@ -12,10 +12,10 @@ import static java.util.Objects.requireNonNull;
 public final class SeamInputFile
         implements InputFile
 {
-    private final AbstractParquetDataSource source;
+    private final ParquetDataSource source;
     private final PrefetchedRanges prefetched;
 
-    public SeamInputFile(AbstractParquetDataSource source, PrefetchedRanges prefetched)
+    public SeamInputFile(ParquetDataSource source, PrefetchedRanges prefetched)
     {
         this.source = requireNonNull(source, "source is null");
         this.prefetched = requireNonNull(prefetched, "prefetched is null");

@@ -21,11 +21,11 @@ final class SeamInputStream
     // parquet-mr's byte-by-byte Thrift parsing does not become one request per byte.
     private static final int READ_AHEAD = 64 * 1024;
 
-    private final AbstractParquetDataSource source;
+    private final ParquetDataSource source;
     private final PrefetchedRanges prefetched;
     private long position;
 
-    SeamInputStream(AbstractParquetDataSource source, PrefetchedRanges prefetched)
+    SeamInputStream(ParquetDataSource source, PrefetchedRanges prefetched)
     {
         this.source = requireNonNull(source, "source is null");
         this.prefetched = requireNonNull(prefetched, "prefetched is null");

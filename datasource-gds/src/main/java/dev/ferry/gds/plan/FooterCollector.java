@@ -1,11 +1,13 @@
 package dev.ferry.gds.plan;
 
-import dev.ferry.common.ErrorCategory;
-import dev.ferry.common.FerryException;
-import dev.ferry.gds.io.CorruptParquetException;
+import dev.ferry.gds.GdsReadSettings;
+import dev.ferry.gds.footer.FooterCache;
+import dev.ferry.gds.footer.FooterReader;
 import dev.ferry.gds.io.HostParquetDataSource;
+import dev.ferry.gds.io.LocalFiles;
 import dev.ferry.gds.io.PrefetchedRanges;
-import org.apache.hadoop.fs.Path;
+import dev.ferry.gds.parquet.CorruptParquetException;
+import dev.ferry.gds.parquet.SourceFile;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.slf4j.Logger;
@@ -16,7 +18,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -86,7 +87,7 @@ public final class FooterCollector
         if (cached.isPresent()) {
             return Optional.of(new PlannedFile(file, cached.get()));
         }
-        try (HostParquetDataSource source = HostParquetDataSource.open(localPath(file.path()), file.path(), settings.readPlanning(), Optional.empty())) {
+        try (HostParquetDataSource source = HostParquetDataSource.open(LocalFiles.localPath(file.path()), file.path(), settings.readPlanning(), Optional.empty())) {
             ParquetMetadata footer = FooterReader.read(source, options, settings.footerTail(), new PrefetchedRanges());
             FooterCache.put(file, footer, settings.footerCacheEntries());
             return Optional.of(new PlannedFile(file, footer));
@@ -115,17 +116,5 @@ public final class FooterCollector
             }
             throw new UncheckedIOException("Cannot read " + file.path() + ": " + e.getMessage(), e);
         }
-    }
-
-    /** The local path of a listed file; the HOST route reads local (or locally mounted) files. */
-    public static java.nio.file.Path localPath(String hadoopPath)
-    {
-        Path path = new Path(hadoopPath);
-        String scheme = path.toUri().getScheme();
-        if (scheme != null && !scheme.equals("file")) {
-            throw new FerryException(ErrorCategory.USER_ERROR,
-                    "The gds data source reads local files (file:// or a mounted path); " + hadoopPath + " uses scheme " + scheme);
-        }
-        return Paths.get(path.toUri().getPath());
     }
 }

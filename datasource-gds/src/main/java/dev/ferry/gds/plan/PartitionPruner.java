@@ -1,5 +1,6 @@
 package dev.ferry.gds.plan;
 
+import dev.ferry.gds.parquet.ColumnNames;
 import org.apache.spark.sql.catalyst.CatalystTypeConverters;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.sources.And;
@@ -190,7 +191,7 @@ public final class PartitionPruner
     {
         StructField[] fields = partitionSchema.fields();
         for (int index = 0; index < fields.length; index++) {
-            if (SchemaInference.sameName(fields[index].name(), attribute, caseSensitive)) {
+            if (ColumnNames.sameName(fields[index].name(), attribute, caseSensitive)) {
                 if (values.isNullAt(index)) {
                     return new Lookup(Missing.NULL);
                 }

@@ -1,5 +1,6 @@
 package dev.ferry.gds.plan;
 
+import dev.ferry.gds.parquet.SourceFile;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 
 import static java.util.Objects.requireNonNull;

@@ -1,5 +1,7 @@
 package dev.ferry.gds.plan;
 
+import dev.ferry.gds.GdsReadSettings;
+import dev.ferry.gds.parquet.CalendarRebase;
 import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.filter2.compat.RowGroupFilter;
 import org.apache.parquet.filter2.predicate.FilterApi;

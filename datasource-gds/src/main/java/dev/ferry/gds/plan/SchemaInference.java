@@ -2,6 +2,7 @@ package dev.ferry.gds.plan;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
+import dev.ferry.gds.parquet.ColumnNames;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.hadoop.Footer;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat$;
@@ -13,7 +14,6 @@ import org.apache.spark.sql.types.StructType;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * A table's schema from its footers, by Spark's own Parquet-to-Spark rules (so types, including
@@ -55,7 +55,7 @@ public final class SchemaInference
         List<StructField> fields = new ArrayList<>();
         List<StructField> remaining = new ArrayList<>(List.of(partitionSchema.fields()));
         for (StructField field : dataSchema.fields()) {
-            StructField partition = remaining.stream().filter(candidate -> sameName(candidate.name(), field.name(), caseSensitive)).findFirst().orElse(null);
+            StructField partition = remaining.stream().filter(candidate -> ColumnNames.sameName(candidate.name(), field.name(), caseSensitive)).findFirst().orElse(null);
             if (partition != null) {
                 remaining.remove(partition);
                 fields.add(partition);
@@ -66,10 +66,5 @@ public final class SchemaInference
         }
         fields.addAll(remaining);
         return new StructType(fields.toArray(new StructField[0]));
-    }
-
-    public static boolean sameName(String a, String b, boolean caseSensitive)
-    {
-        return caseSensitive ? a.equals(b) : a.toLowerCase(Locale.ROOT).equals(b.toLowerCase(Locale.ROOT));
     }
 }

@@ -1,5 +1,6 @@
 package dev.ferry.gds.plan;
 
+import dev.ferry.gds.parquet.FileSlice;
 import java.util.List;
 
 import static java.util.Objects.requireNonNull;

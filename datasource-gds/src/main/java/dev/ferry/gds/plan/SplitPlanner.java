@@ -1,5 +1,6 @@
 package dev.ferry.gds.plan;
 
+import dev.ferry.gds.parquet.FileSlice;
 import org.apache.parquet.filter2.predicate.FilterPredicate;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 

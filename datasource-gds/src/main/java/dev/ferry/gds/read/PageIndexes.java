@@ -1,7 +1,7 @@
 package dev.ferry.gds.read;
 
-import dev.ferry.gds.io.CorruptParquetException;
 import dev.ferry.gds.io.DiskRange;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;

@@ -2,25 +2,31 @@ package dev.ferry.gds.read;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
+import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.gds.GdsConfigKeys;
+import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.decode.ColumnChunkDecoder;
 import dev.ferry.gds.decode.DatetimeRules;
+import dev.ferry.gds.decode.DecodeSupport;
 import dev.ferry.gds.decode.FileShape;
 import dev.ferry.gds.decode.PageChecks;
 import dev.ferry.gds.decode.ShapeBuilder;
-import dev.ferry.gds.decode.UnsupportedParquetException;
-import dev.ferry.gds.io.AbstractParquetDataSource;
+import dev.ferry.gds.device.ArrowDeviceUpload;
+import dev.ferry.gds.device.DeviceBatch;
+import dev.ferry.gds.device.DeviceColumn;
+import dev.ferry.gds.device.DeviceTarget;
+import dev.ferry.gds.footer.FooterCache;
+import dev.ferry.gds.footer.FooterReader;
 import dev.ferry.gds.io.BoundedCodecFactory;
-import dev.ferry.gds.io.CorruptParquetException;
 import dev.ferry.gds.io.DiskRange;
 import dev.ferry.gds.io.PageArrays;
+import dev.ferry.gds.io.ParquetDataSource;
 import dev.ferry.gds.io.PrefetchedRanges;
 import dev.ferry.gds.io.SeamInputFile;
-import dev.ferry.gds.plan.CalendarRebase;
-import dev.ferry.gds.plan.FileSlice;
-import dev.ferry.gds.plan.FooterCache;
-import dev.ferry.gds.plan.FooterReader;
-import dev.ferry.gds.plan.GdsReadSettings;
+import dev.ferry.gds.parquet.CalendarRebase;
+import dev.ferry.gds.parquet.CorruptParquetException;
+import dev.ferry.gds.parquet.FileSlice;
+import dev.ferry.gds.parquet.UnsupportedParquetException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
 import org.apache.arrow.vector.FieldVector;
@@ -55,6 +61,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -73,7 +80,7 @@ public final class ParquetSliceReader
     private static final Logger log = LoggerFactory.getLogger(ParquetSliceReader.class);
     private static final String SPARK_TIME_ZONE_KEY = "org.apache.spark.timeZone";
 
-    private final AbstractParquetDataSource source;
+    private final ParquetDataSource source;
     private final GdsReadSettings settings;
     private final BufferAllocator allocator;
     private final PrefetchedRanges prefetched = new PrefetchedRanges();
@@ -99,8 +106,12 @@ public final class ParquetSliceReader
     private final Optional<RowFilter> rowFilter;
     private int[] selected = new int[0];
     private long rowsFilteredOut;
+    // The current row group's encodings by column path, for the decode seam's per-chunk device answer.
+    private Map<ColumnPath, Set<Encoding>> rowGroupEncodings = Map.of();
+    // Chunks decoded on the CPU and uploaded because the device decoder refused them, by reason.
+    private final Map<String, Long> deviceFallbacks = new TreeMap<>();
 
-    public ParquetSliceReader(FileSlice slice, AbstractParquetDataSource source, GdsReadSettings settings, ParquetReadOptions options,
+    public ParquetSliceReader(FileSlice slice, ParquetDataSource source, GdsReadSettings settings, ParquetReadOptions options,
             StructType dataReadSchema, BufferAllocator allocator, Optional<ExecutorService> prefetcher, Optional<RowFilter> rowFilter)
             throws IOException
     {
@@ -209,6 +220,90 @@ public final class ParquetSliceReader
             }
             // No row of this batch can match: nothing for Spark, go on to the next one.
             vectors.forEach(FieldVector::close);
+        }
+    }
+
+    /**
+     * The next batch of at most {@code maxRows} rows with every column in {@code target}'s device
+     * memory (stream synchronized), or empty at the end of the slice: each column chunk the decode
+     * seam's device answer takes is decoded through {@link ColumnChunkDecoder#decodeToDevice}; the
+     * others are decoded on the CPU and uploaded, counted by reason ({@link #deviceFallbacks}). The
+     * caller owns the batch. Device batches hold flat columns; pushed row filters are not evaluated
+     * on them yet.
+     */
+    public Optional<DeviceBatch> nextOnDevice(int maxRows, DeviceTarget target)
+            throws IOException
+    {
+        requireNonNull(target, "target is null");
+        if (rowFilter.isPresent()) {
+            throw new IllegalStateException("pushed row filters are not evaluated on device batches yet");
+        }
+        while (rowsLeft == 0) {
+            if (nextBlock == blocks.size()) {
+                return Optional.empty();
+            }
+            startRowGroup(nextBlock++);
+        }
+        int rows = (int) Math.min(maxRows, rowsLeft);
+        long start = System.nanoTime();
+        List<DeviceColumn> columns = new ArrayList<>();
+        boolean success = false;
+        try {
+            for (ColumnChunkDecoder column : shape.columns()) {
+                DecodeSupport support = column.deviceSupport(rowGroupEncodings);
+                if (support.supported()) {
+                    columns.add(decodeToDevice(column, rows, target));
+                    continue;
+                }
+                if (deviceFallbacks.merge(support.reason(), 1L, Long::sum) == 1) {
+                    log.info("{}: column {} decoded on the CPU for a device batch: {}", source.id(), column.field().name(), support.reason());
+                }
+                try (FieldVector host = decode(column, rows)) {
+                    columns.add(ArrowDeviceUpload.upload(host, column.field().dataType(), target));
+                }
+            }
+            if (rows == rowsLeft) {
+                for (ColumnChunkDecoder column : shape.columns()) {
+                    column.checkExhausted(source.id(), blocks.get(nextBlock - 1).getStartingPos());
+                }
+            }
+            target.stream().synchronize();
+            success = true;
+        }
+        finally {
+            decodeNanos += System.nanoTime() - start;
+            if (!success) {
+                columns.forEach(column -> column.buffers().forEach(DeviceBuffer::close));
+            }
+        }
+        rowsLeft -= rows;
+        return Optional.of(new DeviceBatch(target.device(), rows, columns));
+    }
+
+    /** Column chunks {@link #nextOnDevice} decoded on the CPU because the device decoder refused them, by reason. */
+    public Map<String, Long> deviceFallbacks()
+    {
+        return Map.copyOf(deviceFallbacks);
+    }
+
+    // Device memory running out (a FerryException) is the device's limit, not the file's bytes: it passes through untranslated.
+    private DeviceColumn decodeToDevice(ColumnChunkDecoder column, int rows, DeviceTarget target)
+    {
+        try {
+            return column.decodeToDevice(rows, target, allocator, settings.sessionTimeZone(), source.id());
+        }
+        catch (FerryException e) {
+            throw e;
+        }
+        catch (ArithmeticException e) {
+            throw new FerryException(ErrorCategory.USER_ERROR, "Value out of range in column " + column.field().name() + " of " + source.id() + ": " + e.getMessage(), e);
+        }
+        catch (OutOfMemoryException e) {
+            throw overArrowLimit(column, e);
+        }
+        catch (RuntimeException e) {
+            throw new CorruptParquetException(source.id(), "cannot decode column " + String.join(", ", column.leafPaths()) + " (" + column.position() + "): "
+                    + describe(e), e);
         }
     }
 
@@ -419,6 +514,7 @@ public final class ParquetSliceReader
             encodings.put(chunk.getPath(), chunk.getEncodings());
             chunks.put(chunk.getPath(), new long[] {chunk.getStartingPos(), chunk.getTotalSize()});
         }
+        rowGroupEncodings = encodings;
         RowRanges ranges = pageFilter == null ? null : rowRanges(block, encodings);
         PageReadStore pages;
         try {

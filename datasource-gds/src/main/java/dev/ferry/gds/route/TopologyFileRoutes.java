@@ -1,7 +1,7 @@
 package dev.ferry.gds.route;
 
 import dev.ferry.gds.io.IoRoute;
-import dev.ferry.gds.plan.FooterCollector;
+import dev.ferry.gds.io.LocalFiles;
 import dev.ferry.topology.model.FilePlacement;
 import dev.ferry.topology.model.Gpu;
 import dev.ferry.topology.model.NodeTopology;
@@ -60,7 +60,7 @@ public final class TopologyFileRoutes
     @Override
     public RouteChoice advise(String file, int device, FileConsumer consumer)
     {
-        FilePlacement placement = placements.locate(FooterCollector.localPath(file)).placement();
+        FilePlacement placement = placements.locate(LocalFiles.localPath(file)).placement();
         List<Gpu> gpus = node.gpus();
         boolean known = device >= 0 && device < gpus.size();
         if (known || consumer == FileConsumer.CPU) {

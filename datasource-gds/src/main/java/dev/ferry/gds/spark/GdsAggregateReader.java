@@ -4,9 +4,9 @@ import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
 import dev.ferry.gds.aggregate.AggregatePlan;
 import dev.ferry.gds.aggregate.PartialAggregator;
+import dev.ferry.gds.io.LocalFiles;
 import dev.ferry.gds.metrics.GdsMetric;
-import dev.ferry.gds.plan.FileSlice;
-import dev.ferry.gds.plan.FooterCollector;
+import dev.ferry.gds.parquet.FileSlice;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
@@ -98,7 +98,7 @@ final class GdsAggregateReader
     private boolean unchanged(FileSlice slice)
             throws IOException
     {
-        Path path = FooterCollector.localPath(slice.file().path());
+        Path path = LocalFiles.localPath(slice.file().path());
         long length;
         try {
             length = Files.size(path);

@@ -1,6 +1,6 @@
 package dev.ferry.gds.spark;
 
-import dev.ferry.gds.plan.FileSlice;
+import dev.ferry.gds.parquet.FileSlice;
 import org.apache.spark.sql.connector.read.InputPartition;
 
 import java.util.List;

@@ -1,24 +1,15 @@
 package dev.ferry.gds.spark;
 
 import dev.ferry.arrow.DirectArrowColumnVector;
-import dev.ferry.device.DeviceRuntime;
-import dev.ferry.gds.GdsRouteSetting;
-import dev.ferry.gds.io.AbstractParquetDataSource;
-import dev.ferry.gds.io.BounceParquetDataSource;
-import dev.ferry.gds.io.CorruptParquetException;
-import dev.ferry.gds.io.GdsParquetDataSource;
-import dev.ferry.gds.io.HostParquetDataSource;
+import dev.ferry.gds.GdsReadSettings;
+import dev.ferry.gds.io.ParquetDataSource;
+import dev.ferry.gds.io.RoutedDataSources;
 import dev.ferry.gds.metrics.ScanCounters;
-import dev.ferry.gds.plan.FileSlice;
-import dev.ferry.gds.plan.FooterCollector;
-import dev.ferry.gds.plan.GdsReadSettings;
+import dev.ferry.gds.parquet.CorruptParquetException;
+import dev.ferry.gds.parquet.FileSlice;
 import dev.ferry.gds.read.DecodedBatch;
 import dev.ferry.gds.read.ParquetSliceReader;
 import dev.ferry.gds.read.RowFilter;
-import dev.ferry.gds.route.DeviceProbe;
-import dev.ferry.gds.route.ExecutorDevices;
-import dev.ferry.gds.route.RouteChoice;
-import dev.ferry.gds.route.RouteChooser;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.ParquetReadOptions;
@@ -37,7 +28,6 @@ import org.slf4j.LoggerFactory;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -65,9 +55,7 @@ final class GdsPartitionReader
     private final StructType dataReadSchema;
     private final StructType partitionSchema;
     private final StructType requestedPartitions;
-    private final Map<String, String> deviceConf;
-    private RouteChooser routes;
-    private DeviceRuntime runtime;
+    private final RoutedDataSources dataSources;
     private final BufferAllocator allocator;
     private final Optional<ExecutorService> readPool;
     private final Optional<ExecutorService> prefetcher;
@@ -75,7 +63,7 @@ final class GdsPartitionReader
     private final Optional<RowFilter> rowFilter;
 
     private FileSlice slice;
-    private AbstractParquetDataSource source;
+    private ParquetDataSource source;
     private ParquetSliceReader sliceReader;
     private PartitionVectors partitionVectors;
     private ColumnarBatch current;
@@ -96,7 +84,6 @@ final class GdsPartitionReader
             }
         }
         this.requestedPartitions = new StructType(requested.toArray(new StructField[0]));
-        this.deviceConf = Map.copyOf(requireNonNull(deviceConf, "deviceConf is null"));
         this.rowFilter = settings.filterPushdown() && settings.rowFilter()
                 ? RowFilter.compile(requireNonNull(dataFilters, "dataFilters is null"), dataReadSchema, settings.caseSensitive())
                 : Optional.empty();
@@ -108,6 +95,7 @@ final class GdsPartitionReader
                     return thread;
                 }))
                 : Optional.empty();
+        this.dataSources = new RoutedDataSources(settings, requireNonNull(deviceConf, "deviceConf is null"), readPool, counters::addRouteFallback);
         this.prefetcher = settings.prefetchRowGroups()
                 ? Optional.of(Executors.newSingleThreadExecutor(runnable -> {
                     Thread thread = new Thread(runnable, "ferry-gds-prefetch");
@@ -189,7 +177,7 @@ final class GdsPartitionReader
     {
         slice = next;
         try {
-            source = openSource(next);
+            source = dataSources.open(next.file().path());
             sliceReader = new ParquetSliceReader(next, source, settings, options, dataReadSchema, allocator, prefetcher, rowFilter);
             partitionVectors = new PartitionVectors(requestedPartitions, partitionSchema, next.file().partitionValues(), settings.caseSensitive(),
                     settings.sessionTimeZone());
@@ -198,35 +186,6 @@ final class GdsPartitionReader
             closeSlice();
             skipOrRethrow(e);
         }
-    }
-
-    private AbstractParquetDataSource openSource(FileSlice next)
-            throws IOException
-    {
-        Path path = FooterCollector.localPath(next.file().path());
-        if (settings.route() == GdsRouteSetting.HOST) {
-            // A forced host read never needs the device runtime.
-            return HostParquetDataSource.open(path, next.file().path(), settings.readPlanning(), readPool);
-        }
-        if (routes == null) {
-            runtime = ExecutorDevices.runtime(deviceConf);
-            routes = new RouteChooser(settings.route(), settings.consumer(), DeviceProbe.of(runtime), ExecutorDevices.advisor(runtime));
-        }
-        int device = ExecutorDevices.taskDevice(runtime);
-        RouteChoice route = routes.choose(next.file().path(), device);
-        if (route.fallback()) {
-            counters.addRouteFallback();
-        }
-        log.debug("{}: {} route ({})", next.file().path(), route.route(), route.reason());
-        switch (route.route()) {
-            case GDS:
-                return GdsParquetDataSource.open(runtime, device, path, next.file().path(), settings.readPlanning(), readPool, settings.readThreads());
-            case BOUNCE:
-                return BounceParquetDataSource.open(runtime, device, path, next.file().path(), settings.readPlanning(), readPool);
-            case HOST:
-                return HostParquetDataSource.open(path, next.file().path(), settings.readPlanning(), readPool);
-        }
-        throw new IllegalStateException("Unknown route " + route.route());
     }
 
     private ColumnarBatch assemble(DecodedBatch batch)
@@ -291,7 +250,7 @@ final class GdsPartitionReader
         }
         if (source != null) {
             counters.addSource(source.route(), source.counters());
-            AbstractParquetDataSource closing = source;
+            ParquetDataSource closing = source;
             source = null;
             closing.close();
         }

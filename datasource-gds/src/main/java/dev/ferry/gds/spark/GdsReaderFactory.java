@@ -1,6 +1,6 @@
 package dev.ferry.gds.spark;
 
-import dev.ferry.gds.plan.GdsReadSettings;
+import dev.ferry.gds.GdsReadSettings;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.connector.read.InputPartition;

@@ -6,10 +6,10 @@ import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.gds.aggregate.AggregatePlan;
 import dev.ferry.gds.io.IoRoute;
 import dev.ferry.gds.metrics.GdsMetric;
-import dev.ferry.gds.plan.FileSlice;
+import dev.ferry.gds.parquet.ColumnNames;
+import dev.ferry.gds.parquet.FileSlice;
 import dev.ferry.gds.plan.PartitionPruner;
 import dev.ferry.gds.plan.RowGroupPruner;
-import dev.ferry.gds.plan.SchemaInference;
 import dev.ferry.gds.plan.SplitPlan;
 import dev.ferry.gds.plan.SplitPlanner;
 import dev.ferry.gds.route.DeviceProbe;
@@ -246,7 +246,7 @@ final class GdsScan
     private boolean isPartitionColumn(StructField field, StructType partitionSchema)
     {
         for (StructField partition : partitionSchema.fields()) {
-            if (SchemaInference.sameName(partition.name(), field.name(), state.settings().caseSensitive())) {
+            if (ColumnNames.sameName(partition.name(), field.name(), state.settings().caseSensitive())) {
                 return true;
             }
         }

@@ -2,7 +2,7 @@ package dev.ferry.gds.spark;
 
 import dev.ferry.gds.aggregate.AggregatePlan;
 import dev.ferry.gds.aggregate.AggregatePushdown;
-import dev.ferry.gds.plan.SchemaInference;
+import dev.ferry.gds.parquet.ColumnNames;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
@@ -110,7 +110,7 @@ final class GdsScanBuilder
         for (NamedReference reference : predicate.references()) {
             String[] names = reference.fieldNames();
             for (StructField partition : state.partitionSchema().fields()) {
-                if (names.length == 1 && SchemaInference.sameName(names[0], partition.name(), state.settings().caseSensitive())) {
+                if (names.length == 1 && ColumnNames.sameName(names[0], partition.name(), state.settings().caseSensitive())) {
                     count++;
                     break;
                 }

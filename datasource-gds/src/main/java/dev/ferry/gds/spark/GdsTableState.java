@@ -1,9 +1,10 @@
 package dev.ferry.gds.spark;
 
+import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.io.BoundedCodecFactory;
+import dev.ferry.gds.parquet.ColumnNames;
 import dev.ferry.gds.plan.FileListing;
 import dev.ferry.gds.plan.FooterCollector;
-import dev.ferry.gds.plan.GdsReadSettings;
 import dev.ferry.gds.plan.PlannedFile;
 import dev.ferry.gds.plan.SchemaInference;
 import org.apache.hadoop.conf.Configuration;
@@ -117,7 +118,7 @@ final class GdsTableState
         for (StructField partition : partitionSchema.fields()) {
             StructField field = partition;
             for (StructField candidate : tableSchema.fields()) {
-                if (SchemaInference.sameName(candidate.name(), partition.name(), settings.caseSensitive())) {
+                if (ColumnNames.sameName(candidate.name(), partition.name(), settings.caseSensitive())) {
                     field = candidate;
                 }
             }

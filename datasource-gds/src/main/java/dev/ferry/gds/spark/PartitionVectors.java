@@ -1,14 +1,14 @@
 package dev.ferry.gds.spark;
 
-import dev.ferry.gds.plan.SchemaInference;
+import dev.ferry.gds.parquet.ColumnNames;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.execution.arrow.ArrowWriter;
 import org.apache.spark.sql.execution.arrow.ArrowWriter$;
+import org.apache.spark.sql.execution.arrow.ArrowWriter;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.ArrowUtils;
@@ -65,7 +65,7 @@ final class PartitionVectors
     private static int indexOf(StructType schema, String name, boolean caseSensitive)
     {
         for (int index = 0; index < schema.fields().length; index++) {
-            if (SchemaInference.sameName(schema.fields()[index].name(), name, caseSensitive)) {
+            if (ColumnNames.sameName(schema.fields()[index].name(), name, caseSensitive)) {
                 return index;
             }
         }

@@ -1,5 +1,6 @@
 package dev.ferry.gds.io;
 
+import dev.ferry.gds.parquet.CorruptParquetException;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;

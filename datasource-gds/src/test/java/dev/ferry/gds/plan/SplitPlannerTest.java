@@ -1,6 +1,9 @@
 package dev.ferry.gds.plan;
 
+import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.GdsRouteSetting;
+import dev.ferry.gds.parquet.FileSlice;
+import dev.ferry.gds.parquet.SourceFile;
 import dev.ferry.topology.route.FileConsumer;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.statistics.IntStatistics;

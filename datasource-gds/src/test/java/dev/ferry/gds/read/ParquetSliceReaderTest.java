@@ -1,13 +1,13 @@
 package dev.ferry.gds.read;
 
+import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.gds.TestingFiles;
 import dev.ferry.gds.io.DiskRange;
 import dev.ferry.gds.io.ReadPlanning;
 import dev.ferry.gds.io.TestingParquetDataSource;
-import dev.ferry.gds.plan.FileSlice;
-import dev.ferry.gds.plan.GdsReadSettings;
-import dev.ferry.gds.plan.SourceFile;
+import dev.ferry.gds.parquet.FileSlice;
+import dev.ferry.gds.parquet.SourceFile;
 import dev.ferry.topology.route.FileConsumer;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;

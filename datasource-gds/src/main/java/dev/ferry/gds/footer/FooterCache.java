@@ -1,5 +1,6 @@
-package dev.ferry.gds.plan;
+package dev.ferry.gds.footer;
 
+import dev.ferry.gds.parquet.SourceFile;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.ferry.gds.plan;
+package dev.ferry.gds.parquet;
 
 import org.apache.spark.sql.catalyst.InternalRow;
 

@@ -1,6 +1,6 @@
-package dev.ferry.gds.plan;
+package dev.ferry.gds.footer;
 
-import dev.ferry.gds.io.CorruptParquetException;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;

@@ -1,12 +1,12 @@
-package dev.ferry.gds.plan;
+package dev.ferry.gds.footer;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
-import dev.ferry.gds.io.AbstractParquetDataSource;
-import dev.ferry.gds.io.CorruptParquetException;
 import dev.ferry.gds.io.DiskRange;
+import dev.ferry.gds.io.ParquetDataSource;
 import dev.ferry.gds.io.PrefetchedRanges;
 import dev.ferry.gds.io.SeamInputFile;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.crypto.ParquetCryptoRuntimeException;
 import org.apache.parquet.format.FileMetaData;
@@ -32,7 +32,7 @@ public final class FooterReader
 
     private FooterReader() {}
 
-    public static ParquetMetadata read(AbstractParquetDataSource source, ParquetReadOptions options, int tailBytes, PrefetchedRanges prefetched)
+    public static ParquetMetadata read(ParquetDataSource source, ParquetReadOptions options, int tailBytes, PrefetchedRanges prefetched)
             throws IOException
     {
         if (source.size() < 12) {

@@ -1,4 +1,4 @@
-package dev.ferry.gds.decode;
+package dev.ferry.gds.parquet;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;

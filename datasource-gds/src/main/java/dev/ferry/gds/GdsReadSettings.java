@@ -1,4 +1,4 @@
-package dev.ferry.gds.plan;
+package dev.ferry.gds;
 
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.gds.GdsConfigKeys;

@@ -1,4 +1,4 @@
-package dev.ferry.gds.io;
+package dev.ferry.gds.parquet;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;

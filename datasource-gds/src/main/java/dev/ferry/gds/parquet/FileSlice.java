@@ -1,4 +1,4 @@
-package dev.ferry.gds.plan;
+package dev.ferry.gds.parquet;
 
 import org.apache.parquet.filter2.predicate.FilterPredicate;
 

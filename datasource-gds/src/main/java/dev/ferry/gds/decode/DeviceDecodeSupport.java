@@ -1,0 +1,57 @@
+package dev.ferry.gds.decode;
+
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Which column chunks a device decoder takes (issue 18's scope): flat columns (no repetition, at
+ * most one definition level) whose Parquet and Spark type pair needs no per-value conversion (a
+ * {@link FlatLayout}), encoded PLAIN or with a dictionary, levels RLE or bit-packed. Everything else
+ * stays on the CPU decoder, per chunk, with the reason. One rule set, so every device
+ * implementation (CUDA kernels, the simulated backend's CPU-into-device-memory decoder) refuses the
+ * same chunks for the same reasons.
+ */
+// Deprecated encodings (PLAIN_DICTIONARY, BIT_PACKED) still appear in files.
+@SuppressWarnings("deprecation")
+public final class DeviceDecodeSupport
+{
+    private static final Set<Encoding> DEVICE_ENCODINGS = EnumSet.of(Encoding.PLAIN, Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY, Encoding.RLE,
+            Encoding.BIT_PACKED);
+
+    private DeviceDecodeSupport() {}
+
+    static DecodeSupport check(List<LeafNode> leaves, Optional<FlatLayout> flat, Map<ColumnPath, Set<Encoding>> encodings)
+    {
+        if (leaves.isEmpty()) {
+            // A column missing from the file has no chunk; its nulls cost nothing to make anywhere.
+            return DecodeSupport.decodes();
+        }
+        if (leaves.size() != 1) {
+            return DecodeSupport.refused("nested column");
+        }
+        ColumnDescriptor descriptor = leaves.get(0).descriptor;
+        if (descriptor.getMaxRepetitionLevel() != 0 || descriptor.getMaxDefinitionLevel() > 1) {
+            return DecodeSupport.refused("nested column");
+        }
+        if (flat.isEmpty()) {
+            return DecodeSupport.refused("type " + leaves.get(0).pair + " needs a per-value conversion");
+        }
+        Set<Encoding> chunkEncodings = encodings.get(ColumnPath.get(descriptor.getPath()));
+        if (chunkEncodings == null) {
+            return DecodeSupport.refused("no encodings in the footer");
+        }
+        for (Encoding encoding : chunkEncodings) {
+            if (!DEVICE_ENCODINGS.contains(encoding)) {
+                return DecodeSupport.refused("encoding " + encoding);
+            }
+        }
+        return DecodeSupport.decodes();
+    }
+}
