@@ -342,31 +342,31 @@ public class TestDeviceContract
             FerryException malformed = assertThrows(FerryException.class, () -> IpcHandle.fromBytes(new byte[] {1, 2, 3}));
             assertTrue(malformed.getMessage().startsWith("Malformed IPC handle"), malformed.getMessage());
             IpcHandle foreignBackend = new IpcHandle("other", 1, 0, 0, 8192, "/nonexistent", new byte[0]);
-            FerryException wrongBackend = assertThrows(FerryException.class, () -> runtime.openIpc(foreignBackend));
+            FerryException wrongBackend = assertThrows(FerryException.class, () -> runtime.openIpc(foreignBackend, 0));
             assertTrue(wrongBackend.getMessage().contains("exported by backend other"), wrongBackend.getMessage());
             if (backend == BackendUnderTest.HOST) {
                 return;
             }
             IpcHandle handle = runtime.exportIpc(buffer);
-            FerryException sameProcess = assertThrows(FerryException.class, () -> runtime.openIpc(handle));
+            FerryException sameProcess = assertThrows(FerryException.class, () -> runtime.openIpc(handle, 0));
             assertTrue(sameProcess.getMessage().contains("in the process that exported it (pid " + ProcessHandle.current().pid() + ")"), sameProcess.getMessage());
             // A handle from another live process whose export was released (its lease file is gone).
             long otherLivePid = ProcessHandle.current().parent().orElseThrow().pid();
             String noSuchLease = Paths.get(handle.leasePath()).resolveSibling("ferry-ipc-lease-" + otherLivePid + "-" + "0".repeat(32)).toString();
             IpcHandle released = new IpcHandle(handle.backend(), otherLivePid, 0, 0, 8192, noSuchLease, handle.payload());
-            FerryException gone = assertThrows(FerryException.class, () -> runtime.openIpc(released));
+            FerryException gone = assertThrows(FerryException.class, () -> runtime.openIpc(released, 0));
             assertTrue(gone.getMessage().contains("already released"), gone.getMessage());
             if (backend == BackendUnderTest.SIMULATED) {
                 // Paths in a handle come off the wire: a file outside the backend's shared directory, or one others may read, is never mapped.
                 Path outside = Files.createFile(temp.resolve("ferry-ipc-lease-" + otherLivePid + "-" + "1".repeat(32)));
                 IpcHandle elsewhere = new IpcHandle(handle.backend(), otherLivePid, 0, 0, 8192, outside.toString(), handle.payload());
-                FerryException refused = assertThrows(FerryException.class, () -> runtime.openIpc(elsewhere));
+                FerryException refused = assertThrows(FerryException.class, () -> runtime.openIpc(elsewhere, 0));
                 assertTrue(refused.getMessage().contains("not a Ferry file directly in"), refused.getMessage());
                 Path readable = Files.createFile(Paths.get(noSuchLease).resolveSibling("ferry-ipc-lease-" + otherLivePid + "-" + "2".repeat(32)));
                 try {
                     Files.setPosixFilePermissions(readable, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
                     IpcHandle open = new IpcHandle(handle.backend(), otherLivePid, 0, 0, 8192, readable.toString(), handle.payload());
-                    FerryException mode = assertThrows(FerryException.class, () -> runtime.openIpc(open));
+                    FerryException mode = assertThrows(FerryException.class, () -> runtime.openIpc(open, 0));
                     assertTrue(mode.getMessage().contains("mode rw-r--r--"), mode.getMessage());
                 }
                 finally {
@@ -378,7 +378,7 @@ public class TestDeviceContract
             exited.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
             assertEquals(0, exited.waitFor());
             IpcHandle orphan = new IpcHandle(handle.backend(), exited.pid(), 0, 0, 8192, handle.leasePath(), handle.payload());
-            FerryException dead = assertThrows(FerryException.class, () -> runtime.openIpc(orphan));
+            FerryException dead = assertThrows(FerryException.class, () -> runtime.openIpc(orphan, 0));
             assertTrue(dead.getMessage().contains("(pid " + exited.pid() + ") no longer runs"), dead.getMessage());
         }
     }
