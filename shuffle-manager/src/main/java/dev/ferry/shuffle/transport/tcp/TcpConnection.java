@@ -196,7 +196,8 @@ final class TcpConnection
                 IpcBlockResponse response = (IpcBlockResponse) message;
                 checkOrder(requestId, index, response.requestId(), response.index());
                 BlockBytes block = copyDown(blocks.get(index), response.ipcHandle(), allocator, device, route);
-                return accounted(block, () -> carried.add(route.name()));
+                // A host read of the writer's GPU block is that GPU's D->H, not the pair's peer route: named and counted as such.
+                return accounted(block, () -> carried.add(Route.PEER_GPU_D2H.name()));
             }
             BlockBytes block;
             if (isEmptyBlock(message)) {
@@ -228,7 +229,7 @@ final class TcpConnection
             return new BlockBytes(allocator.buffer(1), 0);
         }
         try {
-            return new BlockBytes(device.landInHost(handle, allocator, route), length);
+            return new BlockBytes(device.landInHost(handle, allocator), length);
         }
         catch (RuntimeException e) {
             throw new IOException("Copying " + block + " from " + peer + " over " + route + ": " + e.getMessage(), e);
