@@ -13,7 +13,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The exporting side of {@link TestPeerImportsAndCopies}: a second simulated executor that
+ * The exporting side of {@link TestPeerImportsAndCopies} and of the contract suite's reader-context
+ * import test: a second executor (backend {@code mode}) that
  * writes {@code count} blocks of {@code length} bytes (pattern seeds {@code seed}, {@code seed + 1},
  * ...) into its GPU {@code device}, all in that GPU's one arena, prints one {@code HANDLE <base64>}
  * line per block and {@code READY}, and frees everything on {@code CLOSE}.
@@ -25,14 +26,16 @@ public final class PeerExporterChild
     public static void main(String[] args)
             throws Exception
     {
-        int device = Integer.parseInt(args[0]);
-        int count = Integer.parseInt(args[1]);
-        int length = Integer.parseInt(args[2]);
-        long seed = Long.parseLong(args[3]);
+        String mode = args[0];
+        int device = Integer.parseInt(args[1]);
+        int count = Integer.parseInt(args[2]);
+        int length = Integer.parseInt(args[3]);
+        long seed = Long.parseLong(args[4]);
         Map<String, String> config = Map.of(
-                "spark.ferry.device", "simulated",
+                "spark.ferry.device", mode,
                 "spark.ferry.device.simulated.count", String.valueOf(device + 1),
-                "spark.ferry.device.simulated.capacity", "4m");
+                "spark.ferry.device.simulated.capacity", "4m",
+                "spark.ferry.device.memoryLimit", "64m");
         List<DeviceBuffer> blocks = new ArrayList<>();
         try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(config))) {
             try (DeviceStream stream = runtime.newStream(device)) {

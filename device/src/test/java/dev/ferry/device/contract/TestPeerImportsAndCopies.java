@@ -68,7 +68,7 @@ class TestPeerImportsAndCopies
     void everyBlockOfAnArenaReusesOneMappingOnTheReadersDeviceAndPeerCopiesCountTheirLink()
             throws Exception
     {
-        try (ChildJvm exporter = ChildJvm.start(PeerExporterChild.class, String.valueOf(EXPORTER_DEVICE), String.valueOf(BLOCKS), String.valueOf(LENGTH), String.valueOf(SEED));
+        try (ChildJvm exporter = ChildJvm.start(PeerExporterChild.class, "simulated", String.valueOf(EXPORTER_DEVICE), String.valueOf(BLOCKS), String.valueOf(LENGTH), String.valueOf(SEED));
                 DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(readerConfig(true)))) {
             List<IpcHandle> handles = handles(exporter);
             assertEquals(BLOCKS, handles.size());
@@ -118,7 +118,7 @@ class TestPeerImportsAndCopies
     void aHostReadOfAPeerBlockIsTheExportersDeviceToHostOnTheReadersStream()
             throws Exception
     {
-        try (ChildJvm exporter = ChildJvm.start(PeerExporterChild.class, String.valueOf(EXPORTER_DEVICE), "3", String.valueOf(LENGTH), String.valueOf(SEED));
+        try (ChildJvm exporter = ChildJvm.start(PeerExporterChild.class, "simulated", String.valueOf(EXPORTER_DEVICE), "3", String.valueOf(LENGTH), String.valueOf(SEED));
                 DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(readerConfig(true)))) {
             List<IpcHandle> handles = handles(exporter);
             for (int i = 0; i < handles.size(); i++) {
@@ -148,7 +148,7 @@ class TestPeerImportsAndCopies
     void aRefusedPeerPairGivesItsReasonOnceAndCopiesNothing()
             throws Exception
     {
-        try (ChildJvm exporter = ChildJvm.start(PeerExporterChild.class, String.valueOf(EXPORTER_DEVICE), "2", String.valueOf(LENGTH), String.valueOf(SEED));
+        try (ChildJvm exporter = ChildJvm.start(PeerExporterChild.class, "simulated", String.valueOf(EXPORTER_DEVICE), "2", String.valueOf(LENGTH), String.valueOf(SEED));
                 DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(readerConfig(false)))) {
             List<IpcHandle> handles = handles(exporter);
             for (IpcHandle handle : handles) {
