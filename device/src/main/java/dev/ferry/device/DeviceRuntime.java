@@ -383,6 +383,13 @@ public final class DeviceRuntime
         return backend.ipcMappings();
     }
 
+    /** Closes the idle arena mappings of exporters that no longer run (a peer executor left); returns how many. */
+    public int sweepPeerMappings()
+    {
+        checkOpen();
+        return backend.sweepPeerMappings();
+    }
+
     /** The exporting process {@code exporterPid} departed: its arena mappings close (now, or with their last open block). Returns how many there were. */
     public int closePeerMappings(long exporterPid)
     {

@@ -41,7 +41,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -163,6 +165,32 @@ class TestCrossProcessTransports
             assertThrows(IllegalArgumentException.class, () -> reader.readToHost(handle, ByteBuffer.allocateDirect(length - 1)));
             assertEquals(0, pool.allocatedBytes(), "no landing buffer leaked");
             assertEquals(0, runtime.deviceAllocator(1).allocatedBytes(), "no buffer leaked on the reader's GPU");
+            child.send("EXIT");
+            assertEquals("BYE", child.nextLine());
+        }
+    }
+
+    @Test
+    void aPeerRouteTheBackendRefusesFallsBackToHostStagedWithItsReason()
+            throws Exception
+    {
+        int length = 2 * 4096 + 9;
+        Map<String, String> noPeerAccess = new HashMap<>(TransportChild.DEVICE_CONFIG);
+        noPeerAccess.put("spark.ferry.device.simulated.peerAccess", "false");
+        try (ChildProcess child = ChildProcess.start(TransportChild.class, "ipc", "24", String.valueOf(length));
+                DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(noPeerAccess));
+                DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 1, 0, 100)) {
+            IpcHandle handle = IpcHandle.fromBase64(child.expect("HANDLE"));
+            RouteCounters counters = new RouteCounters();
+            DeviceBlockReader reader = new DeviceBlockReader(runtime, 1, counters, 4096, 0);
+            try (DeviceBuffer landed = reader.readToDevice(handle, new DeviceLanding(runtime, pool), Route.NVLINK)) {
+                assertArrayEquals(TestBytes.bytes(24, length), toHost(runtime, landed));
+            }
+            assertEquals(0, counters.blocks(Route.NVLINK), "NVLink carried nothing");
+            assertEquals(length, counters.bytes(Route.HOST_STAGED), "counted on the route that carried it");
+            assertEquals(1, reader.peerFallbacks());
+            assertEquals(1, runtime.peerCopyRefusals());
+            assertTrue(runtime.peerAccessRefusal(1, 0).orElseThrow().contains("cannot access device 0 as a peer"), runtime.peerAccessRefusal(1, 0).toString());
             child.send("EXIT");
             assertEquals("BYE", child.nextLine());
         }

@@ -346,6 +346,12 @@ public final class CudaBackend
     }
 
     @Override
+    public int sweepPeerMappings()
+    {
+        return imports.sweep();
+    }
+
+    @Override
     public int closePeerMappings(long exporterPid)
     {
         return imports.closePeer(exporterPid);

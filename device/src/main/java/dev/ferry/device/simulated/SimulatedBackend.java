@@ -257,6 +257,12 @@ public final class SimulatedBackend
     }
 
     @Override
+    public int sweepPeerMappings()
+    {
+        return imports.sweep();
+    }
+
+    @Override
     public int closePeerMappings(long exporterPid)
     {
         return imports.closePeer(exporterPid);

@@ -51,6 +51,12 @@ public interface DeviceBackend
         return IpcMappingStats.NONE;
     }
 
+    /** Closes the idle arena mappings of exporters that no longer run; returns how many. */
+    default int sweepPeerMappings()
+    {
+        return 0;
+    }
+
     /** The exporting process {@code exporterPid} departed: its arena mappings close (now, or with their last block). Returns how many there were. */
     default int closePeerMappings(long exporterPid)
     {

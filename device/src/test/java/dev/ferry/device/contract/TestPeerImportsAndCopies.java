@@ -107,6 +107,7 @@ class TestPeerImportsAndCopies
             assertEquals(0, runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE));
             assertEquals((long) BLOCKS * LENGTH, runtime.bytesCopied(CopyRoute.DEVICE_TO_HOST), "only the test's own check-back reads");
 
+            assertEquals(0, runtime.sweepPeerMappings(), "the exporter still runs: its mapping stays");
             assertEquals(1, runtime.closePeerMappings(handles.get(0).exporterPid()), "the peer departed: its arena mapping closes");
             assertEquals(0, runtime.ipcMappings().open());
             exporter.send("CLOSE");

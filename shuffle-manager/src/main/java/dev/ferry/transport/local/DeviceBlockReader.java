@@ -123,6 +123,12 @@ public final class DeviceBlockReader
         }
     }
 
+    /** A peer executor left: the IPC mappings of writers that no longer run are closed (the runtime keeps one per writer arena). */
+    public int sweepDepartedPeers()
+    {
+        return runtime.sweepPeerMappings();
+    }
+
     /** Blocks a peer route could not carry because the backend refused peer access (each went HOST_STAGED). */
     public long peerFallbacks()
     {

@@ -267,6 +267,7 @@ public final class RoutingShuffleTransport
     {
         choices.keySet().removeIf(key -> key.startsWith(executorId + "@"));
         // Its staging arena or simulated GPU memory stays mapped here until swept (its process is gone, or its files are).
+        deviceReader.ifPresent(DeviceBlockReader::sweepDepartedPeers);
         SharedMappings.process().sweep();
         return stream.closeConnectionsTo(executorId);
     }
