@@ -136,7 +136,12 @@ TAIL_PATTERN='tests (successful|failed|skipped|found)|Assumption failed|FAILED|M
 
 JUNIT=(org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=summary)
 
-# 1. The device contract suite, narrowed to this backend.
+# 1. The device contract suite, narrowed to this backend. It includes the reader's side of CUDA IPC as the shuffle
+#    uses it (TestDeviceContract.ipcImportsOnTheReadersDeviceShareOneMappingAndCopyOut): a child JVM exports four
+#    blocks of one slab, this JVM imports them on its own device (cudaIpcOpenMemHandle with lazy peer access on the
+#    reader's context), must count one mapping for the four, and copies each out with DeviceRuntime.copyFromPeer and
+#    a D->H. With one GPU the "peer" copy is a device-local copy out of the IPC mapping: it proves the reader-context
+#    import, the kept mapping and the copy path, not NVLink or PCIe P2P between two GPUs (its output line says so).
 stage contract 180 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CP" "${JUNIT[@]}" --scan-classpath "$DEVICE_TESTS" --reports-dir "$OUT/junit-device"
 
 # 2. What the probes see: NVML, sysfs, routes.
@@ -165,8 +170,9 @@ if [ "$FULL" = 1 ]; then
 
     # 5. The shuffle with stage=device against Spark's sort shuffle: the benchmark's queries in local mode (results
     #    compared by the benchmark), then a group-by over two executor JVMs on the one GPU, placed on two GPUs of a
-    #    topology file's node so their blocks take the device routes (CUDA IPC across the JVMs), against Spark's
-    #    own shuffle; the bytes per route are recorded.
+    #    topology file's node so their blocks take the device routes (CUDA IPC across the JVMs, imported on the
+    #    reader's own device), against Spark's own shuffle; the bytes per route are recorded (the CPU reduce reports
+    #    the IPC blocks as PEER_GPU_D2H: one D->H out of the writer's GPU).
     SHUFFLE_CONF=(--conf spark.ferry.shuffle.stage=device --conf spark.ferry.device="$DEVICE")
     stage shuffle-local 120 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CP" dev.ferry.examples.bench.ShuffleBenchmark --quick --runs 1 --master 'local[4]' "${SHUFFLE_CONF[@]}"
     SQL='SELECT k, count(*) AS n, sum(v) AS s, min(t) AS t FROM (SELECT id % 2000 AS k, id * 3 AS v, cast(id AS string) AS t FROM range(0, 3000000, 1, 8)) GROUP BY k ORDER BY k'

@@ -7,6 +7,7 @@ import dev.ferry.device.cufile.DeviceFile;
 import dev.ferry.device.cufile.IoBufferRegistration;
 import dev.ferry.device.cufile.ReadPath;
 import dev.ferry.device.cufile.ReadPathVerdict;
+import dev.ferry.device.ipc.IpcMappingStats;
 import dev.ferry.device.memory.AllocationListener;
 import dev.ferry.device.memory.BufferAllocator;
 import dev.ferry.device.memory.DeviceBuffer;
@@ -42,7 +43,8 @@ import static java.util.Objects.requireNonNull;
  * <ul>
  * <li>every range is checked before a backend sees it;</li>
  * <li>a copy between two devices needs {@link #enablePeerAccess} first;</li>
- * <li>an IPC handle cannot be opened by the process that exported it;</li>
+ * <li>an IPC handle cannot be opened by the process that exported it, and is opened on a named
+ * device of this process (the reader's own), whose streams alone may copy it;</li>
  * <li>{@link #close()} reports leaked buffers.</li>
  * </ul>
  * Thread-safe.
@@ -58,6 +60,10 @@ public final class DeviceRuntime
     private final List<BufferAllocator> importRoots = new ArrayList<>();
     private final BufferAllocator pinnedRoot;
     private final Set<Long> enabledPeers = ConcurrentHashMap.newKeySet();
+    // Per (device, peer): empty once peer access is enabled, else why not; decided once.
+    private final Map<Long, Optional<String>> peerVerdicts = new ConcurrentHashMap<>();
+    private final Map<PeerLink, AtomicLong> peerBytes = new EnumMap<>(PeerLink.class);
+    private final AtomicLong peerCopyRefusals = new AtomicLong();
     private final Map<CopyRoute, AtomicLong> copiedBytes = new EnumMap<>(CopyRoute.class);
     private final Map<ReadPath, AtomicLong> filesByPath = new EnumMap<>(ReadPath.class);
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -101,6 +107,9 @@ public final class DeviceRuntime
         }
         for (ReadPath path : ReadPath.values()) {
             filesByPath.put(path, new AtomicLong());
+        }
+        for (PeerLink link : PeerLink.values()) {
+            peerBytes.put(link, new AtomicLong());
         }
         this.streams = new StreamPool(backend, deviceRoots.size(), idleStreamsPerDevice, stagingChunk, this::allocatePinnedHost);
         log.info("Ferry device runtime: backend {} with {} device(s) ({})", backend.name(), deviceRoots.size(), selectionReason);
@@ -324,11 +333,18 @@ public final class DeviceRuntime
         return backend.exportIpc(buffer.memory(), buffer.memoryOffset(), buffer.length());
     }
 
-    /** Opens a handle exported by another process; refuses handles from this process, as CUDA does. */
-    public DeviceBuffer openIpc(IpcHandle handle)
+    /**
+     * Opens a handle exported by another process on {@code importingDevice}, this process's own
+     * GPU, whose context the mapping belongs to: copies of the buffer run on that device's streams
+     * ({@link DeviceStream} refuses others). The buffer's location stays the exporter's device,
+     * where its bytes are. Refuses handles from this process, as CUDA does. An exporter's arena is
+     * mapped once per importing device and kept for its later blocks ({@link #ipcMappings()}).
+     */
+    public DeviceBuffer openIpc(IpcHandle handle, int importingDevice)
     {
         checkOpen();
         requireNonNull(handle, "handle is null");
+        checkDevice(importingDevice);
         if (!handle.backend().equals(backend.name())) {
             throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + " on backend " + backend.name() + ": it was exported by backend " + handle.backend());
         }
@@ -342,9 +358,13 @@ public final class DeviceRuntime
             throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": the exporting process (pid " + handle.exporterPid() + ") no longer runs, so its memory is gone");
         }
         checkDevice(handle.device());
-        NativeMemory memory = backend.openIpc(handle);
+        NativeMemory memory = backend.openIpc(handle, importingDevice);
         boolean success = false;
         try {
+            if (memory.importingDevice().orElse(-1) != importingDevice) {
+                throw new FerryException(ErrorCategory.INTERNAL_ERROR, "Backend " + backend.name() + " imported " + handle + " as " + memory.describe()
+                        + ", not on the importing device " + importingDevice);
+            }
             DeviceBuffer buffer = importRoots.get(handle.device()).wrapForeignMemory(memory);
             success = true;
             return buffer;
@@ -355,6 +375,125 @@ public final class DeviceRuntime
                 freeQuietly(memory);
             }
         }
+    }
+
+    /** How IPC imports used their arena mappings: opened once per exporter arena and importing device, reused by later blocks. */
+    public IpcMappingStats ipcMappings()
+    {
+        return backend.ipcMappings();
+    }
+
+    /** Closes the idle arena mappings of exporters that no longer run (a peer executor left); returns how many. */
+    public int sweepPeerMappings()
+    {
+        checkOpen();
+        return backend.sweepPeerMappings();
+    }
+
+    /** The exporting process {@code exporterPid} departed: its arena mappings close (now, or with their last open block). Returns how many there were. */
+    public int closePeerMappings(long exporterPid)
+    {
+        checkOpen();
+        return backend.closePeerMappings(exporterPid);
+    }
+
+    /**
+     * Copies all of {@code source} into {@code target} at offset 0, directly from GPU to GPU, on a
+     * pooled stream of {@code target}'s device (the reader's GPU), and waits for it. Peer access
+     * from the target's device to the source's is enabled on first use, once per pair, after the
+     * backend says the pair can ({@code cudaDeviceCanAccessPeer}); a pair that cannot is remembered
+     * and every later copy is refused at once with the same reason, which the caller uses to take
+     * another route. Both buffers on one device: a device-local copy, no peer link. The copy is
+     * counted on {@link CopyRoute#PEER} and on {@code link}, the bus the topology says the pair
+     * uses; no host memory is crossed.
+     *
+     * @param source device memory, this process's or an IPC import opened on {@code target}'s device
+     * @param target device memory on the reader's GPU, at least as long as {@code source}
+     */
+    public PeerCopy copyFromPeer(DeviceBuffer source, DeviceBuffer target, PeerLink link)
+    {
+        checkOpen();
+        requireNonNull(source, "source is null");
+        requireNonNull(target, "target is null");
+        requireNonNull(link, "link is null");
+        if (!source.location().isDevice() || !target.location().isDevice()) {
+            throw new IllegalArgumentException("A peer copy moves device memory to device memory, not " + source.name() + " (" + source.location() + ") to "
+                    + target.name() + " (" + target.location() + ")");
+        }
+        int targetDevice = target.location().device();
+        int sourceDevice = source.location().device();
+        boolean sameDevice = sourceDevice == targetDevice;
+        if (!sameDevice) {
+            Optional<String> refusal = peerAccessRefusal(targetDevice, sourceDevice);
+            if (refusal.isPresent()) {
+                peerCopyRefusals.incrementAndGet();
+                return new PeerCopy(0, refusal, false);
+            }
+        }
+        try (DeviceStream stream = newStream(targetDevice)) {
+            stream.copy(source, 0, target, 0, source.length());
+            stream.synchronize();
+        }
+        if (!sameDevice) {
+            peerBytes.get(link).addAndGet(source.length());
+        }
+        return new PeerCopy(source.length(), Optional.empty(), sameDevice);
+    }
+
+    /**
+     * Why {@code device} cannot copy from {@code peer} directly, or empty once peer access is
+     * enabled. Decided once per pair: the first call asks the backend and enables access; a
+     * refusal is logged once and kept.
+     */
+    public Optional<String> peerAccessRefusal(int device, int peer)
+    {
+        checkOpen();
+        checkDevice(device);
+        checkDevice(peer);
+        if (device == peer) {
+            return Optional.empty();
+        }
+        return peerVerdicts.computeIfAbsent(peerKey(device, peer), key -> {
+            Optional<String> refusal;
+            if (!backend.canAccessPeer(device, peer)) {
+                refusal = Optional.of("backend " + backend.name() + ": device " + device + " cannot access device " + peer + " as a peer (cudaDeviceCanAccessPeer says no)");
+            }
+            else {
+                try {
+                    enablePeerAccess(device, peer);
+                    refusal = Optional.empty();
+                }
+                catch (RuntimeException e) {
+                    refusal = Optional.of("backend " + backend.name() + ": enabling peer access from device " + device + " to device " + peer + " failed: " + e.getMessage());
+                }
+            }
+            refusal.ifPresent(reason -> log.warn("Peer copies from device {} to device {} are refused; callers take another route: {}", peer, device, reason));
+            return refusal;
+        });
+    }
+
+    /** Bytes copied GPU to GPU by {@link #copyFromPeer}, on the given link. */
+    public long peerBytesCopied(PeerLink link)
+    {
+        return peerBytes.get(requireNonNull(link, "link is null")).get();
+    }
+
+    /** Peer copies refused because the pair has no peer access (each fell back to another route, its caller's choice). */
+    public long peerCopyRefusals()
+    {
+        return peerCopyRefusals.get();
+    }
+
+    /** Bytes that crossed a PCIe link between a GPU and host memory, in either direction, on any copy route. */
+    public long hostLinkBytes()
+    {
+        long total = 0;
+        for (CopyRoute route : CopyRoute.values()) {
+            if (route.crossesHostLink()) {
+                total += bytesCopied(route);
+            }
+        }
+        return total;
     }
 
     private static void freeQuietly(NativeMemory memory)

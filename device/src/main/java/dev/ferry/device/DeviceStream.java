@@ -7,6 +7,7 @@ import dev.ferry.device.spi.BackendStream;
 
 import java.nio.ByteBuffer;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static java.util.Objects.requireNonNull;
@@ -58,7 +59,12 @@ public final class DeviceStream
         if (length == 0) {
             return;
         }
+        checkImportedOnThisDevice(source);
+        checkImportedOnThisDevice(target);
         CopyRoute route = CopyRoute.between(source.location(), target.location());
+        if (route == CopyRoute.DEVICE_TO_HOST && source.memory().importingDevice().isPresent()) {
+            route = CopyRoute.PEER_DEVICE_TO_HOST;
+        }
         if (route == CopyRoute.PEER) {
             runtime.checkPeerAccess(source.location().device(), target.location().device(), source, target);
         }
@@ -80,6 +86,7 @@ public final class DeviceStream
         requireNonNull(target, "target is null");
         int length = source.remaining();
         target.checkRange("copy host bytes into", targetOffset, length);
+        checkImportedOnThisDevice(target);
         if (length == 0) {
             return;
         }
@@ -107,11 +114,16 @@ public final class DeviceStream
         }
         int length = target.remaining();
         source.checkRange("copy to host", sourceOffset, length);
+        checkImportedOnThisDevice(source);
         if (length == 0) {
             return;
         }
         CopyRoute route = source.location().isDevice() ? CopyRoute.DEVICE_TO_HOST : CopyRoute.HOST_TO_HOST;
-        Optional<PinnedStaging> staging = route == CopyRoute.DEVICE_TO_HOST ? runtime.staging(pooled) : Optional.empty();
+        if (route == CopyRoute.DEVICE_TO_HOST && source.memory().importingDevice().isPresent()) {
+            // Another process's GPU memory: the exporter GPU's D->H over its own PCIe link.
+            route = CopyRoute.PEER_DEVICE_TO_HOST;
+        }
+        Optional<PinnedStaging> staging = route != CopyRoute.HOST_TO_HOST ? runtime.staging(pooled) : Optional.empty();
         if (staging.isPresent()) {
             staging.get().toHost(stream, route, source.memory(), source.memoryOffset() + sourceOffset, target.slice());
             runtime.countStaged(length);
@@ -139,6 +151,16 @@ public final class DeviceStream
     {
         checkOpen();
         stream.synchronize();
+    }
+
+    /** An IPC import is a mapping in its importing device's context: only that device's streams may copy it. */
+    private void checkImportedOnThisDevice(DeviceBuffer buffer)
+    {
+        OptionalInt importing = buffer.memory().importingDevice();
+        if (importing.isPresent() && importing.getAsInt() != device) {
+            throw new FerryException(ErrorCategory.INTERNAL_ERROR, buffer.name() + " was imported on device " + importing.getAsInt()
+                    + ", whose context holds the mapping; copy it on a stream of device " + importing.getAsInt() + ", not of device " + device);
+        }
     }
 
     private void checkOpen()

@@ -181,7 +181,7 @@ class TestDeviceMemoryExport
         }
 
         @Override
-        public NativeMemory openIpc(IpcHandle handle)
+        public NativeMemory openIpc(IpcHandle handle, int importingDevice)
         {
             throw new UnsupportedOperationException();
         }

@@ -13,7 +13,9 @@ import org.junit.jupiter.api.TestInstance;
  * examples/topologies/dgx-h100-ib-2node.json (NVSwitch, one NDR InfiniBand NIC per GPU,
  * nvidia_peermem loaded) with {@code spark.ferry.shuffle.stage=device} on the simulated device
  * backend: the serving executor lends each block's device buffer from its store. Same-node peers
- * open its CUDA IPC handle and copy it peer-to-peer (NVLINK); other nodes' peers READ its registered
+ * open its CUDA IPC handle on their own GPU and copy the block into host memory for Spark's CPU
+ * reduce: one D->H out of the serving GPU (PEER_GPU_D2H; the topology's NVLink carries nothing for a
+ * CPU consumer); other nodes' peers READ its registered
  * GPU memory into their own (GPUDIRECT_RDMA, the simulated NIC honouring the topology's peer memory).
  * Each expected route carries bytes, no other remote route any (nothing host-staged: the blocks stay
  * on the GPU), and results equal Spark's own shuffle.
@@ -40,8 +42,8 @@ class TestTopologyRoutesDgxDevice
     }
 
     @Test
-    void sameNodeGpuBlocksGoNvlinkAndCrossNodeGpudirectRdma()
+    void sameNodeGpuBlocksArePeerGpuReadsAndCrossNodeGpudirectRdma()
     {
-        TopologyClusters.assertRoutes(spark, Set.of("NVLINK", "GPUDIRECT_RDMA"));
+        TopologyClusters.assertRoutes(spark, Set.of("PEER_GPU_D2H", "GPUDIRECT_RDMA"));
     }
 }

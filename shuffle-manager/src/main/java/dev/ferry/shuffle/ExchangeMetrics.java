@@ -29,7 +29,7 @@ public final class ExchangeMetrics
     public static final String CORRUPT_BLOCKS = "ferryCorruptBlocks";
     public static final String ROUTE_LOCAL = "LOCAL";
     /** Routes the reader may report; a route not listed here is counted under its own name in logs only. */
-    public static final List<String> ROUTES = List.of(ROUTE_LOCAL, "NVLINK", "PCIE_P2P", "HOST_STAGED", "HOST_SHM", "GPUDIRECT_RDMA", "RDMA_HOST_STAGED", "RDMA",
+    public static final List<String> ROUTES = List.of(ROUTE_LOCAL, "NVLINK", "PCIE_P2P", "PEER_GPU_D2H", "HOST_STAGED", "HOST_SHM", "GPUDIRECT_RDMA", "RDMA_HOST_STAGED", "RDMA",
             "IPOIB_TCP", "TCP");
 
     private final SQLMetric dataSize;

@@ -25,6 +25,7 @@ public enum IoRoute
             case LOCAL:
             case NVLINK:
             case PCIE_P2P:
+            case PEER_GPU_D2H:
             case HOST_STAGED:
             case HOST_SHM:
             case GPUDIRECT_RDMA:

@@ -28,7 +28,7 @@ public final class IpcBenchmarkChild
                 "spark.ferry.device.simulated.capacity", String.valueOf(Math.max(1 << 20, handle.length() + 4096)));
         try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(config));
                 DeviceStream stream = runtime.newStream(handle.device());
-                DeviceBuffer imported = runtime.openIpc(handle);
+                DeviceBuffer imported = runtime.openIpc(handle, handle.device());
                 DeviceBuffer local = runtime.deviceAllocator(handle.device()).allocate(handle.length())) {
             double gbps = CopyBenchmark.measure(iterations, handle.length(), () -> {
                 stream.copy(imported, 0, local, 0, handle.length());

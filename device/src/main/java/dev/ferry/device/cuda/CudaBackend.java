@@ -8,6 +8,8 @@ import dev.ferry.device.DeviceInfo;
 import dev.ferry.device.IpcHandle;
 import dev.ferry.device.ipc.IpcExportLease;
 import dev.ferry.device.ipc.IpcImportLease;
+import dev.ferry.device.ipc.IpcMappingStats;
+import dev.ferry.device.ipc.PeerArenaImports;
 import dev.ferry.device.ipc.SharedMemoryFiles;
 import dev.ferry.device.memory.DeviceOutOfMemoryException;
 import dev.ferry.device.memory.MemoryLocation;
@@ -32,6 +34,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -67,6 +70,8 @@ public final class CudaBackend
     private final Map<Long, byte[]> slabHandles = new HashMap<>();
     // Slab base address -> its cuFileBufRegister (or why none), made on the first direct read into the slab.
     private final Map<Long, IoRegistration> slabRegistrations = new HashMap<>();
+    // Exporters' slabs mapped here, once per (exporter, slab, importing device).
+    private final PeerArenaImports<ImportedSlab> imports = new PeerArenaImports<>(CudaBackend::closeSlab);
 
     /** The payload of an exported handle: CUDA's handle of the slab, then the buffer's offset in it. */
     static final int IPC_PAYLOAD_SIZE = cudart.CUDA_IPC_HANDLE_SIZE + Long.BYTES;
@@ -198,9 +203,9 @@ public final class CudaBackend
                 CudaErrors.check(cudart.cudaFreeHost(memory.base()), "cudaFreeHost of " + memory.describe());
                 return;
             case IMPORTED:
+                // The block's use of the slab mapping ends; the mapping stays open for the exporter's next block.
                 try {
-                    CudaErrors.check(cudart.cudaSetDevice(memory.location().device()), "cudaSetDevice");
-                    CudaErrors.check(cudart.cudaIpcCloseMemHandle(memory.base()), "cudaIpcCloseMemHandle of " + memory.describe());
+                    memory.releaseImport();
                 }
                 finally {
                     memory.importLease().ifPresent(IpcImportLease::release);
@@ -266,8 +271,16 @@ public final class CudaBackend
         return bytes;
     }
 
+    /**
+     * Imports on the reader's own device: {@code importingDevice} is made current and the slab is
+     * opened with {@code cudaIpcOpenMemHandle(cudaIpcMemLazyEnablePeerAccess)}, so no context is
+     * created on the exporter's GPU. A slab is opened once per (exporter, slab, importing device)
+     * and kept ({@link #imports}); each block is an offset into that mapping, and closing a block
+     * ends its use, not the mapping (closed when the exporter departs or at close). Never run on
+     * multi-GPU hardware.
+     */
     @Override
-    public NativeMemory openIpc(IpcHandle handle)
+    public NativeMemory openIpc(IpcHandle handle, int importingDevice)
     {
         byte[] payload = handle.payload();
         if (payload.length != IPC_PAYLOAD_SIZE) {
@@ -278,26 +291,70 @@ public final class CudaBackend
             throw new FerryException(ErrorCategory.USER_ERROR, "Malformed CUDA IPC payload in " + handle + ": negative offset " + slabOffset + " into the exporter's slab");
         }
         IpcImportLease lease = IpcImportLease.acquire(Paths.get(handle.leasePath()), handle.toString());
+        PeerArenaImports<ImportedSlab>.Use use = null;
         boolean success = false;
         try {
-            cudaIpcMemHandle_t cudaHandle = new cudaIpcMemHandle_t();
-            for (int i = 0; i < cudart.CUDA_IPC_HANDLE_SIZE; i++) {
-                cudaHandle.reserved(i, payload[i]);
-            }
-            CudaErrors.check(cudart.cudaSetDevice(handle.device()), "cudaSetDevice(" + handle.device() + ")");
-            Pointer mapped = new Pointer();
-            CudaErrors.check(cudart.cudaIpcOpenMemHandle(mapped, cudaHandle, cudart.cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle of " + handle);
-            // The mapping is the whole slab; CUDA counts repeated opens of one handle in a context and returns the same base.
-            CudaMemory memory = new CudaMemory(this, CudaMemory.Kind.IMPORTED, MemoryLocation.device(handle.device()), mapped, slabOffset + handle.offset(), handle.length(),
-                    Optional.of(lease));
+            use = imports.acquire(handle.exporterPid(), HexFormat.of().formatHex(payload, 0, cudart.CUDA_IPC_HANDLE_SIZE), importingDevice,
+                    () -> openSlab(handle, payload, importingDevice));
+            CudaMemory memory = CudaMemory.imported(this, MemoryLocation.device(handle.device()), use, slabOffset + handle.offset(), handle.length(), lease);
             success = true;
             return memory;
         }
         finally {
             if (!success) {
+                if (use != null) {
+                    use.close();
+                }
                 lease.release();
             }
         }
+    }
+
+    private static ImportedSlab openSlab(IpcHandle handle, byte[] payload, int importingDevice)
+    {
+        cudaIpcMemHandle_t cudaHandle = new cudaIpcMemHandle_t();
+        for (int i = 0; i < cudart.CUDA_IPC_HANDLE_SIZE; i++) {
+            cudaHandle.reserved(i, payload[i]);
+        }
+        CudaErrors.check(cudart.cudaSetDevice(importingDevice), "cudaSetDevice(" + importingDevice + ")");
+        Pointer mapped = new Pointer();
+        CudaErrors.check(cudart.cudaIpcOpenMemHandle(mapped, cudaHandle, cudart.cudaIpcMemLazyEnablePeerAccess),
+                "cudaIpcOpenMemHandle of " + handle + " on device " + importingDevice);
+        return new ImportedSlab(mapped, importingDevice);
+    }
+
+    private static void closeSlab(ImportedSlab slab)
+    {
+        // Called from close loops: a failure is logged, so the other mappings still close.
+        int status = cudart.cudaSetDevice(slab.importingDevice());
+        if (status == cudart.cudaSuccess) {
+            status = cudart.cudaIpcCloseMemHandle(slab.base());
+        }
+        if (status != cudart.cudaSuccess) {
+            log.warn("cudaIpcCloseMemHandle of the mapping at 0x{} on device {} failed: {}", Long.toHexString(slab.base().address()), slab.importingDevice(),
+                    CudaErrors.describe(status));
+        }
+    }
+
+    /** An exporter's slab mapped into the context of {@code importingDevice}. */
+    record ImportedSlab(Pointer base, int importingDevice) {}
+
+    @Override
+    public IpcMappingStats ipcMappings()
+    {
+        return imports.stats();
+    }
+
+    @Override
+    public int sweepPeerMappings()
+    {
+        return imports.sweep();
+    }
+
+    @Override
+    public int closePeerMappings(long exporterPid)
+    {
+        return imports.closePeer(exporterPid);
     }
 
     @Override
@@ -412,6 +469,7 @@ public final class CudaBackend
     @Override
     public void close()
     {
+        imports.close();
         // Each pool reclaims what it can and frees its empty slabs; slabs importers still map stay (and are logged).
         for (SubAllocator<Pointer> pool : pools) {
             pool.close();

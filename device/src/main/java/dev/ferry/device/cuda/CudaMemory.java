@@ -2,12 +2,14 @@ package dev.ferry.device.cuda;
 
 import dev.ferry.device.ipc.IpcExportLeases;
 import dev.ferry.device.ipc.IpcImportLease;
+import dev.ferry.device.ipc.PeerArenaImports;
 import dev.ferry.device.memory.MemoryLocation;
 import dev.ferry.device.memory.NativeMemory;
 import dev.ferry.device.memory.SubAllocator;
 import org.bytedeco.javacpp.Pointer;
 
 import java.util.Optional;
+import java.util.OptionalInt;
 
 import static java.util.Objects.requireNonNull;
 
@@ -32,10 +34,21 @@ final class CudaMemory
     private final Optional<IpcImportLease> importLease;
     private final Optional<SubAllocator.Allocation<Pointer>> range;
     private final IpcExportLeases exportLeases = new IpcExportLeases();
+    // Set once by imported(), before the memory is published.
+    private Optional<PeerArenaImports<CudaBackend.ImportedSlab>.Use> importUse = Optional.empty();
 
     CudaMemory(CudaBackend backend, Kind kind, MemoryLocation location, Pointer base, long baseOffset, long size, Optional<IpcImportLease> importLease)
     {
         this(backend, kind, location, base, baseOffset, size, importLease, Optional.empty());
+    }
+
+    /** A block of an exporter's slab, mapped on {@code importingDevice} ({@code use}'s mapping), at {@code offset} in the slab. */
+    static CudaMemory imported(CudaBackend backend, MemoryLocation location, PeerArenaImports<CudaBackend.ImportedSlab>.Use use, long offset, long size,
+            IpcImportLease lease)
+    {
+        CudaMemory memory = new CudaMemory(backend, Kind.IMPORTED, location, use.mapped().base(), offset, size, Optional.of(lease), Optional.empty());
+        memory.importUse = Optional.of(use);
+        return memory;
     }
 
     /** Device memory: {@code range} of a pool slab, whose base is the slab's {@code cudaMalloc} pointer. */
@@ -88,6 +101,18 @@ final class CudaMemory
     long address(long offset)
     {
         return base.address() + baseOffset + offset;
+    }
+
+    /** Ends this import's use of its slab mapping (the mapping itself stays open). */
+    void releaseImport()
+    {
+        importUse.ifPresent(PeerArenaImports.Use::close);
+    }
+
+    @Override
+    public OptionalInt importingDevice()
+    {
+        return importUse.isPresent() ? OptionalInt.of(importUse.get().mapped().importingDevice()) : OptionalInt.empty();
     }
 
     Optional<IpcImportLease> importLease()

@@ -38,7 +38,10 @@ final class CudaStream
         CudaMemory from = CudaBackend.cudaMemory(source);
         CudaMemory to = CudaBackend.cudaMemory(target);
         CudaErrors.check(cudart.cudaSetDevice(device), "cudaSetDevice(" + device + ")");
-        if (route == CopyRoute.PEER) {
+        // An IPC import is a mapping in this (the importing) device's context, opened with lazy peer access: a plain async copy in
+        // that context reaches the exporter's GPU over NVLink or PCIe P2P. cudaMemcpyPeerAsync would name the exporter's ordinal and
+        // so its context, which the reader must not create; it is for this process's own memory on two devices.
+        if (route == CopyRoute.PEER && from.importingDevice().isEmpty() && to.importingDevice().isEmpty()) {
             CudaErrors.check(cudart.cudaMemcpyPeerAsync(to.at(targetOffset), to.location().device(), from.at(sourceOffset), from.location().device(), length, stream),
                     "cudaMemcpyPeerAsync of " + length + " bytes from " + from.describe() + " to " + to.describe());
             return;

@@ -88,7 +88,7 @@ public final class HostBackend
     }
 
     @Override
-    public NativeMemory openIpc(IpcHandle handle)
+    public NativeMemory openIpc(IpcHandle handle, int importingDevice)
     {
         throw unavailable("IPC open");
     }

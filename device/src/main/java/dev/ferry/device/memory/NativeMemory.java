@@ -1,5 +1,7 @@
 package dev.ferry.device.memory;
 
+import java.util.OptionalInt;
+
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -32,6 +34,16 @@ public abstract class NativeMemory
     public final long size()
     {
         return size;
+    }
+
+    /**
+     * For a mapping of another process's exported memory: the device of this process whose
+     * context imported it (on CUDA the mapping is valid in that context only, so its copies run on
+     * that device's streams). Empty for memory this process allocated.
+     */
+    public OptionalInt importingDevice()
+    {
+        return OptionalInt.empty();
     }
 
     /** A short description for error messages and leak reports, e.g. "arena 0 [4096, +8192)". */

@@ -23,6 +23,8 @@ final class BandwidthShaper
     {
         gigabytesPerSecond.put(CopyRoute.HOST_TO_DEVICE, pcie);
         gigabytesPerSecond.put(CopyRoute.DEVICE_TO_HOST, pcie);
+        // The exporter GPU's D->H over its own PCIe link: the same link class as a local D->H.
+        gigabytesPerSecond.put(CopyRoute.PEER_DEVICE_TO_HOST, pcie);
         gigabytesPerSecond.put(CopyRoute.PEER, peerRate(peerPath, nvlink, pcie, sys, local));
         gigabytesPerSecond.put(CopyRoute.DEVICE_TO_DEVICE, local);
         gigabytesPerSecond.put(CopyRoute.HOST_TO_HOST, 0.0);

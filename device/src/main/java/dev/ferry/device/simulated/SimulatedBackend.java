@@ -12,6 +12,8 @@ import dev.ferry.device.host.HostMemory;
 import dev.ferry.device.ipc.IpcExportLease;
 import dev.ferry.device.ipc.ArenaMemory;
 import dev.ferry.device.ipc.IpcImportLease;
+import dev.ferry.device.ipc.IpcMappingStats;
+import dev.ferry.device.ipc.PeerArenaImports;
 import dev.ferry.device.ipc.SharedArena;
 import dev.ferry.device.ipc.SharedMappings;
 import dev.ferry.device.ipc.SharedMemoryFiles;
@@ -31,12 +33,16 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
+
+import static java.lang.Math.toIntExact;
 
 /**
  * GPUs simulated in shared memory, behaving like CUDA under the device contract: fixed capacity,
@@ -59,6 +65,8 @@ public final class SimulatedBackend
 
     private final boolean peerAccess;
     private final CopyShaper shaper;
+    // One mapping per (exporter, arena file, importing device), kept across blocks; a slice of SharedMappings' mapping of the whole file.
+    private final PeerArenaImports<SharedMappings.Slice> imports = new PeerArenaImports<>(SharedMappings.Slice::close);
 
     public SimulatedBackend(ConfigSource config)
     {
@@ -175,8 +183,13 @@ public final class SimulatedBackend
         return new IpcHandle(NAME, ProcessHandle.current().pid(), arenaMemory.location().device(), offset, length, lease.path().toString(), payload);
     }
 
+    /**
+     * Maps the exporter's arena file once per importing device (kept in {@link #imports}, as the
+     * cuda backend keeps a slab's {@code cudaIpcOpenMemHandle}) and hands out the block as a slice
+     * of it; the pages are this process's {@link SharedMappings} of the file.
+     */
     @Override
-    public NativeMemory openIpc(IpcHandle handle)
+    public NativeMemory openIpc(IpcHandle handle, int importingDevice)
     {
         String arenaFile;
         long arenaOffset;
@@ -191,33 +204,68 @@ public final class SimulatedBackend
         Path leasePath = SharedMemoryFiles.checkPeerFile(sharedDirectory, handle.leasePath(), IPC_FILES);
         Path arenaPath = SharedMemoryFiles.checkPeerFile(sharedDirectory, arenaFile, IPC_FILES);
         IpcImportLease lease = IpcImportLease.acquire(leasePath, handle.toString());
+        PeerArenaImports<SharedMappings.Slice>.Use use = null;
         boolean success = false;
         try {
             long start = arenaOffset + handle.offset();
             if (arenaOffset < 0 || handle.offset() < 0 || start < 0) {
                 throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": negative offset into " + arenaFile);
             }
-            // The arena is mapped once per process and kept (SharedMappings): the lease, held until close, is what makes the range ours.
-            SharedMappings.Slice slice = SharedMappings.process().open(arenaPath, handle.exporterPid(), start, handle.length());
-            ImportedMemory memory = new ImportedMemory(MemoryLocation.device(handle.device()), slice, lease,
-                    "IPC import of pid " + handle.exporterPid() + " simulated GPU " + handle.device() + " [" + start + ", +" + handle.length() + ")");
+            use = imports.acquire(handle.exporterPid(), arenaPath.toString(), importingDevice, () -> mapWholeArena(handle, arenaPath));
+            ByteBuffer arena = use.mapped().buffer();
+            if (start > arena.capacity() - handle.length()) {
+                throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": range [" + start + ", +" + handle.length() + ") lies outside "
+                        + arenaFile + " (" + arena.capacity() + " bytes)");
+            }
+            // The lease, held until close, is what makes the range ours; the mapping outlives the block.
+            ImportedMemory memory = new ImportedMemory(MemoryLocation.device(handle.device()), importingDevice,
+                    arena.slice(toIntExact(start), toIntExact(handle.length())), use, lease,
+                    "IPC import of pid " + handle.exporterPid() + " simulated GPU " + handle.device() + " [" + start + ", +" + handle.length() + ") on device " + importingDevice);
             success = true;
             return memory;
         }
+        finally {
+            if (!success) {
+                if (use != null) {
+                    use.close();
+                }
+                lease.release();
+            }
+        }
+    }
+
+    private static SharedMappings.Slice mapWholeArena(IpcHandle handle, Path arenaPath)
+    {
+        try {
+            return SharedMappings.process().open(arenaPath, handle.exporterPid(), 0, Files.size(arenaPath));
+        }
         catch (NoSuchFileException e) {
-            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": the exporter's device memory " + arenaFile + " is gone", e);
+            throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": the exporter's device memory " + arenaPath + " is gone", e);
         }
         catch (IllegalArgumentException e) {
             throw new FerryException(ErrorCategory.USER_ERROR, "Cannot open " + handle + ": " + e.getMessage(), e);
         }
         catch (IOException e) {
-            throw new FerryException(ErrorCategory.EXTERNAL, "Cannot map " + handle + " from " + arenaFile + ": " + e.getMessage(), e);
+            throw new FerryException(ErrorCategory.EXTERNAL, "Cannot map " + handle + " from " + arenaPath + ": " + e.getMessage(), e);
         }
-        finally {
-            if (!success) {
-                lease.release();
-            }
-        }
+    }
+
+    @Override
+    public IpcMappingStats ipcMappings()
+    {
+        return imports.stats();
+    }
+
+    @Override
+    public int sweepPeerMappings()
+    {
+        return imports.sweep();
+    }
+
+    @Override
+    public int closePeerMappings(long exporterPid)
+    {
+        return imports.closePeer(exporterPid);
     }
 
     private static byte[] encodePayload(String arenaFile, long arenaOffset)
@@ -296,6 +344,7 @@ public final class SimulatedBackend
     @Override
     public void close()
     {
+        imports.close();
         for (SharedArena arena : arenas) {
             arena.close();
         }

@@ -2,6 +2,7 @@ package dev.ferry.device.spi;
 
 import dev.ferry.device.DeviceInfo;
 import dev.ferry.device.IpcHandle;
+import dev.ferry.device.ipc.IpcMappingStats;
 import dev.ferry.device.memory.MemoryLocation;
 import dev.ferry.device.memory.NativeMemory;
 
@@ -33,8 +34,34 @@ public interface DeviceBackend
     /** Exports {@code [offset, +length)} of device memory; the memory stays alive while importers hold it. */
     IpcHandle exportIpc(NativeMemory memory, long offset, long length);
 
-    /** Maps a handle exported by another process. */
-    NativeMemory openIpc(IpcHandle handle);
+    /**
+     * Maps a handle exported by another process into the context of {@code importingDevice}, this
+     * process's own device (on CUDA: that device current, {@code cudaIpcOpenMemHandle} with
+     * {@code cudaIpcMemLazyEnablePeerAccess}; never a context on the exporter's GPU). The memory's
+     * {@link NativeMemory#importingDevice()} says which device imported it. An exporter's arena
+     * (CUDA: its slab) is mapped once per importing device and kept for later blocks
+     * ({@link dev.ferry.device.ipc.PeerArenaImports}); closing the memory ends the block's use,
+     * not the mapping.
+     */
+    NativeMemory openIpc(IpcHandle handle, int importingDevice);
+
+    /** How imports used their arena mappings; none for a backend that maps nothing. */
+    default IpcMappingStats ipcMappings()
+    {
+        return IpcMappingStats.NONE;
+    }
+
+    /** Closes the idle arena mappings of exporters that no longer run; returns how many. */
+    default int sweepPeerMappings()
+    {
+        return 0;
+    }
+
+    /** The exporting process {@code exporterPid} departed: its arena mappings close (now, or with their last block). Returns how many there were. */
+    default int closePeerMappings(long exporterPid)
+    {
+        return 0;
+    }
 
     /**
      * Bytes freed by their owner but still held by importers in other processes. A backend that

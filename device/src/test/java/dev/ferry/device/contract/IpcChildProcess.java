@@ -36,7 +36,7 @@ public final class IpcChildProcess
                 "spark.ferry.device", mode,
                 "spark.ferry.device.simulated.capacity", "1m");
         try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(config))) {
-            DeviceBuffer imported = runtime.openIpc(handle);
+            DeviceBuffer imported = runtime.openIpc(handle, handle.device());
             byte[] expected = Patterns.bytes(expectedSeed, Math.toIntExact(handle.length()));
             ByteBuffer actual = ByteBuffer.allocateDirect(expected.length);
             try (DeviceStream stream = runtime.newStream(handle.device())) {

@@ -40,7 +40,7 @@ public final class IpcImporterLoop
                 switch (command[0]) {
                     case "OPEN": {
                         IpcHandle handle = IpcHandle.fromBase64(command[2]);
-                        DeviceBuffer imported = runtime.openIpc(handle);
+                        DeviceBuffer imported = runtime.openIpc(handle, handle.device());
                         byte[] expected = Patterns.bytes(Long.parseLong(command[3]), Math.toIntExact(handle.length()));
                         ByteBuffer actual = ByteBuffer.allocateDirect(expected.length);
                         try (DeviceStream stream = runtime.newStream(handle.device())) {

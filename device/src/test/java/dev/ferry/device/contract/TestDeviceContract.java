@@ -3,11 +3,14 @@ package dev.ferry.device.contract;
 import com.sun.nio.file.ExtendedOpenOption;
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
+import dev.ferry.device.CopyRoute;
 import dev.ferry.device.DeviceEvent;
 import dev.ferry.device.DeviceMemoryExport;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.device.IpcHandle;
+import dev.ferry.device.PeerCopy;
+import dev.ferry.device.PeerLink;
 import dev.ferry.device.cufile.DeviceFile;
 import dev.ferry.device.cufile.FileReadRequest;
 import dev.ferry.device.cufile.IoBufferRegistration;
@@ -334,6 +337,52 @@ public class TestDeviceContract
         }
     }
 
+    /**
+     * The reader's side of CUDA IPC as the shuffle uses it: every block of one exporter arena
+     * (cuda: slab) is imported on the reader's own device, through one mapping opened once and
+     * kept; a peer copy into a buffer of that device lands every byte (on one GPU it is a
+     * device-local copy out of the mapping), and a host read of the import is the exporter GPU's
+     * D->H. On cuda this is cudaIpcOpenMemHandle on the reader's context and async copies from it.
+     */
+    @ContractTest
+    public void ipcImportsOnTheReadersDeviceShareOneMappingAndCopyOut(BackendUnderTest backend)
+            throws Exception
+    {
+        Assumptions.assumeTrue(backend != BackendUnderTest.HOST, "the host backend has no IPC");
+        int blocks = 4;
+        int length = 48 * 1024;
+        try (DeviceRuntime runtime = backend.open();
+                ChildJvm exporter = ChildJvm.start(PeerExporterChild.class, backend.mode(), "0", String.valueOf(blocks), String.valueOf(length), "5100")) {
+            List<IpcHandle> handles = new ArrayList<>();
+            for (String line = exporter.nextLine(60, TimeUnit.SECONDS); !line.equals("READY"); line = exporter.nextLine(60, TimeUnit.SECONDS)) {
+                assertTrue(line.startsWith("HANDLE "), line);
+                handles.add(IpcHandle.fromBase64(line.substring("HANDLE ".length())));
+            }
+            assertEquals(blocks, handles.size());
+            for (int i = 0; i < blocks; i++) {
+                try (DeviceBuffer imported = runtime.openIpc(handles.get(i), 0);
+                        DeviceBuffer landing = runtime.deviceAllocator(0).allocate(length);
+                        DeviceStream stream = runtime.newStream(0)) {
+                    PeerCopy copy = runtime.copyFromPeer(imported, landing, PeerLink.NVLINK);
+                    assertTrue(copy.copied(), copy.refusal().orElse(""));
+                    assertArrayEquals(Patterns.bytes(5100 + i, length), toHost(stream, landing, 0, length));
+                    ByteBuffer direct = ByteBuffer.allocateDirect(length);
+                    stream.copyToHost(imported, 0, direct);
+                    assertArrayEquals(Patterns.bytes(5100 + i, length), Patterns.toArray(direct.flip()));
+                }
+            }
+            assertEquals(1, runtime.ipcMappings().opened(), "one exporter arena, imported on one device: one mapping for " + blocks + " blocks");
+            assertEquals(blocks - 1, runtime.ipcMappings().reused());
+            assertEquals((long) blocks * length, runtime.bytesCopied(CopyRoute.PEER_DEVICE_TO_HOST));
+            // What this proved, for gpu-check's report: on one GPU the peer copy is device-local, no NVLink or PCIe P2P was crossed.
+            System.out.println("IPC on the reader's device (" + backend.mode() + "): " + blocks + " blocks through " + runtime.ipcMappings().opened() + " kept mapping; copyFromPeer "
+                    + (runtime.bytesCopied(CopyRoute.PEER) > 0 ? runtime.bytesCopied(CopyRoute.PEER) + " bytes GPU to GPU" : runtime.bytesCopied(CopyRoute.DEVICE_TO_DEVICE) + " bytes device-local (exporter and reader on one GPU: no peer link exercised)")
+                    + ", " + runtime.bytesCopied(CopyRoute.PEER_DEVICE_TO_HOST) + " bytes exporter-GPU D->H");
+            exporter.send("CLOSE");
+            assertEquals("CLOSED", exporter.nextLine(60, TimeUnit.SECONDS));
+        }
+    }
+
     @ContractTest
     public void ipcHandlesAreRefusedInTheExportingProcessAndWhenMalformed(BackendUnderTest backend)
             throws Exception
@@ -342,31 +391,31 @@ public class TestDeviceContract
             FerryException malformed = assertThrows(FerryException.class, () -> IpcHandle.fromBytes(new byte[] {1, 2, 3}));
             assertTrue(malformed.getMessage().startsWith("Malformed IPC handle"), malformed.getMessage());
             IpcHandle foreignBackend = new IpcHandle("other", 1, 0, 0, 8192, "/nonexistent", new byte[0]);
-            FerryException wrongBackend = assertThrows(FerryException.class, () -> runtime.openIpc(foreignBackend));
+            FerryException wrongBackend = assertThrows(FerryException.class, () -> runtime.openIpc(foreignBackend, 0));
             assertTrue(wrongBackend.getMessage().contains("exported by backend other"), wrongBackend.getMessage());
             if (backend == BackendUnderTest.HOST) {
                 return;
             }
             IpcHandle handle = runtime.exportIpc(buffer);
-            FerryException sameProcess = assertThrows(FerryException.class, () -> runtime.openIpc(handle));
+            FerryException sameProcess = assertThrows(FerryException.class, () -> runtime.openIpc(handle, 0));
             assertTrue(sameProcess.getMessage().contains("in the process that exported it (pid " + ProcessHandle.current().pid() + ")"), sameProcess.getMessage());
             // A handle from another live process whose export was released (its lease file is gone).
             long otherLivePid = ProcessHandle.current().parent().orElseThrow().pid();
             String noSuchLease = Paths.get(handle.leasePath()).resolveSibling("ferry-ipc-lease-" + otherLivePid + "-" + "0".repeat(32)).toString();
             IpcHandle released = new IpcHandle(handle.backend(), otherLivePid, 0, 0, 8192, noSuchLease, handle.payload());
-            FerryException gone = assertThrows(FerryException.class, () -> runtime.openIpc(released));
+            FerryException gone = assertThrows(FerryException.class, () -> runtime.openIpc(released, 0));
             assertTrue(gone.getMessage().contains("already released"), gone.getMessage());
             if (backend == BackendUnderTest.SIMULATED) {
                 // Paths in a handle come off the wire: a file outside the backend's shared directory, or one others may read, is never mapped.
                 Path outside = Files.createFile(temp.resolve("ferry-ipc-lease-" + otherLivePid + "-" + "1".repeat(32)));
                 IpcHandle elsewhere = new IpcHandle(handle.backend(), otherLivePid, 0, 0, 8192, outside.toString(), handle.payload());
-                FerryException refused = assertThrows(FerryException.class, () -> runtime.openIpc(elsewhere));
+                FerryException refused = assertThrows(FerryException.class, () -> runtime.openIpc(elsewhere, 0));
                 assertTrue(refused.getMessage().contains("not a Ferry file directly in"), refused.getMessage());
                 Path readable = Files.createFile(Paths.get(noSuchLease).resolveSibling("ferry-ipc-lease-" + otherLivePid + "-" + "2".repeat(32)));
                 try {
                     Files.setPosixFilePermissions(readable, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
                     IpcHandle open = new IpcHandle(handle.backend(), otherLivePid, 0, 0, 8192, readable.toString(), handle.payload());
-                    FerryException mode = assertThrows(FerryException.class, () -> runtime.openIpc(open));
+                    FerryException mode = assertThrows(FerryException.class, () -> runtime.openIpc(open, 0));
                     assertTrue(mode.getMessage().contains("mode rw-r--r--"), mode.getMessage());
                 }
                 finally {
@@ -378,7 +427,7 @@ public class TestDeviceContract
             exited.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
             assertEquals(0, exited.waitFor());
             IpcHandle orphan = new IpcHandle(handle.backend(), exited.pid(), 0, 0, 8192, handle.leasePath(), handle.payload());
-            FerryException dead = assertThrows(FerryException.class, () -> runtime.openIpc(orphan));
+            FerryException dead = assertThrows(FerryException.class, () -> runtime.openIpc(orphan, 0));
             assertTrue(dead.getMessage().contains("(pid " + exited.pid() + ") no longer runs"), dead.getMessage());
         }
     }

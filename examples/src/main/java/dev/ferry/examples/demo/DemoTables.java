@@ -61,8 +61,9 @@ final class DemoTables
     {
         return switch (route) {
             case "LOCAL" -> "blocks the reading executor wrote itself";
-            case "NVLINK" -> "same simulated node, NVLink: peer GPU memory opened by IPC handle, copied straight to the reader's host memory";
-            case "PCIE_P2P" -> "same node, GPUs under one PCIe switch: peer GPU memory opened by IPC handle, copied to the reader";
+            case "NVLINK" -> "same simulated node, NVLink: peer copy into the reader's GPU (device consumers)";
+            case "PCIE_P2P" -> "same node, GPUs under one PCIe switch: peer copy into the reader's GPU (device consumers)";
+            case "PEER_GPU_D2H" -> "same node, GPU-resident blocks for a CPU reduce: peer GPU memory opened by IPC handle, one D->H over the peer GPU's PCIe link";
             case "HOST_STAGED" -> "same node, no peer access: staged through host memory";
             case "HOST_SHM" -> "same node, host-resident blocks: shared memory";
             case "GPUDIRECT_RDMA" -> "other simulated node: the NIC reads the peer's registered GPU memory";

@@ -7,13 +7,17 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.ferry.common.FerryException;
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.CopyRoute;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.device.IpcHandle;
+import dev.ferry.device.PeerLink;
 import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.device.pool.DeviceMemoryPool;
 import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
@@ -133,7 +137,7 @@ class TestCrossProcessTransports
             DeviceLanding landing = new DeviceLanding(runtime, pool);
             IpcHandle handle = IpcHandle.fromBase64(child.expect("HANDLE"));
             RouteCounters counters = new RouteCounters();
-            DeviceBlockReader reader = new DeviceBlockReader(runtime, counters, 4096, 0);
+            DeviceBlockReader reader = new DeviceBlockReader(runtime, 1, counters, 4096, 0);
             byte[] expected = TestBytes.bytes(22, length);
 
             try (DeviceBuffer viaNvlink = reader.readToDevice(handle, landing, Route.NVLINK)) {
@@ -147,16 +151,49 @@ class TestCrossProcessTransports
                 assertArrayEquals(expected, toHost(runtime, staged));
             }
             ByteBuffer host = ByteBuffer.allocateDirect(length);
-            reader.readToHost(handle, host, Route.PCIE_P2P);
+            reader.readToHost(handle, host);
             assertArrayEquals(expected, TestBytes.toArray(host.flip()));
 
             assertEquals(length, counters.bytes(Route.NVLINK));
+            assertEquals(length, runtime.peerBytesCopied(PeerLink.NVLINK), "a peer copy into the reader's GPU");
+            assertEquals(length, runtime.bytesCopied(CopyRoute.PEER));
             assertEquals(length, counters.bytes(Route.HOST_STAGED));
-            assertEquals(1, counters.blocks(Route.PCIE_P2P));
+            assertEquals(1, counters.blocks(Route.PEER_GPU_D2H), "a host read of the peer's GPU block is named for what it is");
+            assertEquals(length, counters.bytes(Route.PEER_GPU_D2H));
+            assertEquals(0, counters.blocks(Route.PCIE_P2P));
+            assertEquals(2L * length, runtime.bytesCopied(CopyRoute.PEER_DEVICE_TO_HOST), "the staged read's download and the host read: the writer GPU's D->H");
+            assertEquals(1, runtime.ipcMappings().opened(), "three reads of one arena, imported on the reader's GPU: one mapping");
+            assertEquals(2, runtime.ipcMappings().reused());
             assertThrows(IllegalArgumentException.class, () -> reader.readToDevice(handle, landing, Route.TCP));
-            assertThrows(IllegalArgumentException.class, () -> reader.readToHost(handle, ByteBuffer.allocateDirect(length - 1), Route.NVLINK));
+            assertThrows(IllegalArgumentException.class, () -> reader.readToHost(handle, ByteBuffer.allocateDirect(length - 1)));
             assertEquals(0, pool.allocatedBytes(), "no landing buffer leaked");
             assertEquals(0, runtime.deviceAllocator(1).allocatedBytes(), "no buffer leaked on the reader's GPU");
+            child.send("EXIT");
+            assertEquals("BYE", child.nextLine());
+        }
+    }
+
+    @Test
+    void aPeerRouteTheBackendRefusesFallsBackToHostStagedWithItsReason()
+            throws Exception
+    {
+        int length = 2 * 4096 + 9;
+        Map<String, String> noPeerAccess = new HashMap<>(TransportChild.DEVICE_CONFIG);
+        noPeerAccess.put("spark.ferry.device.simulated.peerAccess", "false");
+        try (ChildProcess child = ChildProcess.start(TransportChild.class, "ipc", "24", String.valueOf(length));
+                DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(noPeerAccess));
+                DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 1, 0, 100)) {
+            IpcHandle handle = IpcHandle.fromBase64(child.expect("HANDLE"));
+            RouteCounters counters = new RouteCounters();
+            DeviceBlockReader reader = new DeviceBlockReader(runtime, 1, counters, 4096, 0);
+            try (DeviceBuffer landed = reader.readToDevice(handle, new DeviceLanding(runtime, pool), Route.NVLINK)) {
+                assertArrayEquals(TestBytes.bytes(24, length), toHost(runtime, landed));
+            }
+            assertEquals(0, counters.blocks(Route.NVLINK), "NVLink carried nothing");
+            assertEquals(length, counters.bytes(Route.HOST_STAGED), "counted on the route that carried it");
+            assertEquals(1, reader.peerFallbacks());
+            assertEquals(1, runtime.peerCopyRefusals());
+            assertTrue(runtime.peerAccessRefusal(1, 0).orElseThrow().contains("cannot access device 0 as a peer"), runtime.peerAccessRefusal(1, 0).toString());
             child.send("EXIT");
             assertEquals("BYE", child.nextLine());
         }

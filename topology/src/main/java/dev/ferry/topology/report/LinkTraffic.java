@@ -24,6 +24,8 @@ import static java.util.Objects.requireNonNull;
  * <li>{@code GPUDIRECT_RDMA} and {@code RDMA_HOST_STAGED}: the reader GPU's link to its closest NIC, and the
  * network line between the two nodes;</li>
  * <li>host network routes ({@code RDMA}, {@code IPOIB_TCP}, {@code TCP}): the network line;</li>
+ * <li>{@code PEER_GPU_D2H} (a peer GPU's block read into host memory): the total only; it crossed the
+ * sending GPU's PCIe link to host memory, which the drawing has no line for, and no GPU-to-GPU link;</li>
  * <li>every route: its total, for the legend.</li>
  * </ul>
  * Where the sender cannot be told from the reader alone (more than one other GPU on a node without a switch,

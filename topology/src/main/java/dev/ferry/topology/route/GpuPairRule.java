@@ -23,6 +23,7 @@ final class GpuPairRule
     private static final String RULE_NVLINK = "GPU-GPU: NVLink (NV#) and NVML P2P not refused";
     private static final String RULE_P2P = "GPU-GPU: PCIe path within p2pLevel and NVML P2P not refused";
     private static final String RULE_STAGED = "GPU-GPU: no usable peer path, stage through host memory";
+    private static final String RULE_HOST_CONSUMER = "GPU-GPU: CPU consumer, one D->H out of the exporter's GPU";
 
     private final RoutePolicyConfig config;
     private final BandwidthModel bandwidths;
@@ -33,6 +34,47 @@ final class GpuPairRule
         this.bandwidths = requireNonNull(bandwidths, "bandwidths is null");
     }
 
+    /**
+     * A block on GPU {@code a} wanted by {@code consumer} on the executor of GPU {@code b}. A device
+     * consumer gets the pair's peer route (NVLINK, PCIE_P2P, or HOST_STAGED when peer access is
+     * ruled out); a CPU consumer gets PEER_GPU_D2H, the exporter GPU's one D->H into host memory,
+     * with the peer route as runner-up (it would land the block in {@code b}'s memory and need a
+     * second crossing down). The reason names the consumer assumed.
+     */
+    RouteDecision decide(NodeTopology node, String a, String b, BlockConsumer consumer)
+    {
+        RouteDecision device = decide(node, a, b);
+        switch (consumer) {
+            case DEVICE:
+                return withReason(device, device.reason() + "; " + consumer.describe() + ": " + (device.route() == Route.LOCAL
+                        ? "a device-local copy"
+                        : device.route() == Route.HOST_STAGED ? "staged into " + b + "'s memory" : "a peer copy into " + b + "'s memory"));
+            case CPU:
+                if (a.equals(b)) {
+                    return withReason(device, device.reason() + "; " + consumer.describe() + ": one D->H over " + a + "'s PCIe link");
+                }
+                Bandwidth link = device.pathClass().orElse(PathClass.SYS) == PathClass.NVLINK
+                        ? bandwidths.assumedPcie("the exporter GPU's own PCIe link is not in the matrix of an NVLink pair")
+                        : bandwidths.pcie(node.relation(a, b));
+                return new RouteDecision(a, b, Route.PEER_GPU_D2H, device.pathClass(), device.path(), device.pathDetail(), link.gbps(), link.source(),
+                        RULE_HOST_CONSUMER, device.threshold(),
+                        Optional.of(new RunnerUp(device.route(), device.route() + " would land the block in " + b + "'s memory and copy it down again:"
+                                + " two crossings where the consumer needs one")),
+                        device.vetoes(), device.notes(),
+                        a + " -> host memory of " + b + "'s executor: " + consumer.describe() + ", one D->H over " + a + "'s own PCIe link at "
+                                + Bandwidth.format(link.gbps()) + " GB/s; no peer copy (" + device.route() + " is for a device consumer)");
+        }
+        throw new IllegalStateException("Unhandled consumer " + consumer);
+    }
+
+    private static RouteDecision withReason(RouteDecision decision, String reason)
+    {
+        return new RouteDecision(decision.source(), decision.target(), decision.route(), decision.pathClass(), decision.path(), decision.pathDetail(),
+                decision.bandwidthGBps(), decision.bandwidthSource(), decision.rule(), decision.threshold(), decision.runnerUp(), decision.vetoes(),
+                decision.notes(), reason);
+    }
+
+    /** The pair as a device consumer sees it, without naming the consumer (the topology matrix). */
     RouteDecision decide(NodeTopology node, String a, String b)
     {
         Optional<Gpu> gpuA = node.gpu(a);

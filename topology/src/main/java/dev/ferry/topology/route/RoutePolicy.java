@@ -38,10 +38,25 @@ public final class RoutePolicy
         return config;
     }
 
-    /** Two GPUs of one node: LOCAL, NVLINK, PCIE_P2P or HOST_STAGED. */
+    /**
+     * Two GPUs of one node as a device consumer sees the pair: LOCAL, NVLINK, PCIE_P2P or
+     * HOST_STAGED (the topology matrix). See {@link #gpuToGpu(NodeTopology, String, String, BlockConsumer)}
+     * for a block wanted by a named consumer.
+     */
     public RouteDecision gpuToGpu(NodeTopology node, String gpuA, String gpuB)
     {
         return gpuPairs.decide(node, gpuA, gpuB);
+    }
+
+    /**
+     * A block on {@code sourceGpu} wanted by {@code consumer} on the executor of {@code readerGpu}:
+     * for a device consumer the pair's peer route (NVLINK or PCIE_P2P when peer access works, else
+     * HOST_STAGED); for a CPU consumer PEER_GPU_D2H, one D->H out of the source GPU, since a peer
+     * copy would only add a second crossing. The reason names the consumer assumed.
+     */
+    public RouteDecision gpuToGpu(NodeTopology node, String sourceGpu, String readerGpu, BlockConsumer consumer)
+    {
+        return gpuPairs.decide(node, sourceGpu, readerGpu, requireNonNull(consumer, "consumer is null"));
     }
 
     /** A GPU and an RDMA NIC of one node: GPUDIRECT_RDMA or RDMA_HOST_STAGED. */

@@ -260,6 +260,35 @@ class TestRoutePolicy
         return Gpu.builder(index).computeCapability(computeCapability).numaNode(0).build();
     }
 
+    @Test
+    void aGpuPairDecisionFollowsWhereTheConsumerWantsTheBlock()
+    {
+        NodeTopology nvlink = nvlinkPair("9.0", "9.0", 18);
+        RouteDecision device = POLICY.gpuToGpu(nvlink, "GPU0", "GPU1", BlockConsumer.DEVICE);
+        assertEquals(Route.NVLINK, device.route());
+        assertTrue(device.reason().contains("device consumer") && device.reason().contains("a peer copy into GPU1's memory"), device.reason());
+
+        RouteDecision cpu = POLICY.gpuToGpu(nvlink, "GPU0", "GPU1", BlockConsumer.CPU);
+        assertEquals(Route.PEER_GPU_D2H, cpu.route(), "a CPU consumer needs one D->H, not a peer copy");
+        assertEquals(Route.NVLINK, cpu.runnerUp().get().route());
+        assertTrue(cpu.runnerUp().get().whyNot().contains("two crossings"), cpu.runnerUp().get().whyNot());
+        assertTrue(cpu.reason().contains("CPU consumer") && cpu.reason().contains("GPU0's own PCIe link"), cpu.reason());
+        assertTrue(cpu.bandwidthGBps() < device.bandwidthGBps(), "the PCIe link, not NVLink, bounds a host read");
+
+        NodeTopology pcie = pciePair(PathClass.PIX).build();
+        assertEquals(Route.PCIE_P2P, POLICY.gpuToGpu(pcie, "GPU0", "GPU1", BlockConsumer.DEVICE).route());
+        RouteDecision pcieCpu = POLICY.gpuToGpu(pcie, "GPU0", "GPU1", BlockConsumer.CPU);
+        assertEquals(Route.PEER_GPU_D2H, pcieCpu.route());
+        assertEquals(Route.PCIE_P2P, pcieCpu.runnerUp().get().route());
+        assertTrue(pcieCpu.bandwidthSource().contains("Gen4 x16"), pcieCpu.bandwidthSource());
+
+        // A pair without peer access: a device consumer is staged through host memory, a CPU consumer still reads once.
+        NodeTopology far = pciePair(PathClass.SYS).build();
+        assertEquals(Route.HOST_STAGED, POLICY.gpuToGpu(far, "GPU0", "GPU1", BlockConsumer.DEVICE).route());
+        assertEquals(Route.PEER_GPU_D2H, POLICY.gpuToGpu(far, "GPU0", "GPU1", BlockConsumer.CPU).route());
+        assertEquals(Route.LOCAL, POLICY.gpuToGpu(far, "GPU1", "GPU1", BlockConsumer.CPU).route());
+    }
+
     private static NodeTopology.Builder pciePair(PathClass pathClass)
     {
         return NodeTopology.builder("h").gpu(gpu(0, "8.0")).gpu(gpu(1, "8.0"))

@@ -24,7 +24,8 @@ import org.apache.arrow.memory.BufferAllocator;
 /**
  * The client side of the device IPC routes: asks a same-node peer for GPU-resident blocks over
  * CUDA IPC ({@code route}: NVLINK or PCIE_P2P, by the GPUs' link) and copies each from the peer's
- * GPU straight into host memory for Spark's CPU decoder; a block the peer holds in host memory
+ * GPU straight into host memory for Spark's CPU decoder, reported as PEER_GPU_D2H (the peer GPU's
+ * D->H over its own PCIe link: no NVLink or peer link is crossed); a block the peer holds in host memory
  * arrives through shared memory and is counted on HOST_STAGED (logged once per peer, counted in
  * {@link DeviceRouteFallbacks}).
  */
@@ -43,7 +44,8 @@ public final class IpcBlockFetcher
             return connection.exchange(FetchRoute.DEVICE_IPC, blocks, (index, message) -> {
                 if (message instanceof BlockLocation answer && answer.location() instanceof IpcLocation location) {
                     BlockBytes block = copyDown(connection, blocks.get(index), IpcLocations.toHandle(location), allocator, device, route);
-                    return TcpConnection.accounted(block, () -> carried.add(route.name()));
+                    // A host read of the writer's GPU block is that GPU's D->H, not the pair's peer route: named and counted as such.
+                    return TcpConnection.accounted(block, () -> carried.add(Route.PEER_GPU_D2H.name()));
                 }
                 BlockBytes block = ShmBlockFetcher.receive(connection, blocks.get(index), message, allocator, staged);
                 return TcpConnection.accounted(block, () -> {
@@ -67,7 +69,7 @@ public final class IpcBlockFetcher
     {
         int length = Math.toIntExact(handle.length());
         try {
-            return new BlockBytes(device.landInHost(handle, allocator, route), length);
+            return new BlockBytes(device.landInHost(handle, allocator), length);
         }
         catch (RuntimeException e) {
             throw new IOException("Copying " + block + " from " + connection.peer() + " over " + route + ": " + e.getMessage(), e);

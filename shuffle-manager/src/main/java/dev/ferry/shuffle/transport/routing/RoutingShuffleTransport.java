@@ -57,7 +57,8 @@ import static java.util.Objects.requireNonNull;
  * {@code GPUDIRECT_RDMA} (the peer registers the block's device memory with its NIC; this executor
  * READs it one-sidedly). Where blocks land: in host memory here, because Spark's reduce side
  * (Ferry's Arrow decoder) runs on the CPU: an IPC block is copied once out of the peer's GPU into a
- * reused pinned landing buffer ({@link dev.ferry.shuffle.transport.ipc.HostLandingPool}), a GPUDirect RDMA
+ * reused pinned landing buffer ({@link dev.ferry.shuffle.transport.ipc.HostLandingPool}) and counted as
+ * {@code PEER_GPU_D2H} (the peer GPU's D->H; no NVLink or peer link is crossed), a GPUDirect RDMA
  * block is READ out of the peer's GPU into registered host memory; neither visits this executor's
  * GPU ({@link DeviceBlockReader#readToDevice} is the path for a device consumer). A block the peer
  * has spilled off its GPU travels {@code HOST_STAGED} / {@code RDMA_HOST_STAGED} instead and is
@@ -123,7 +124,7 @@ public final class RoutingShuffleTransport
     {
         this.crypto = requireNonNull(crypto, "crypto is null");
         this.device = requireNonNull(device, "device is null");
-        this.deviceReader = device.map(landing -> new DeviceBlockReader(landing.runtime(), counters, BOUNCE_BYTES, hostLandingRetainBytes));
+        this.deviceReader = device.map(landing -> new DeviceBlockReader(landing.runtime(), landing.device(), counters, BOUNCE_BYTES, hostLandingRetainBytes));
         this.cluster = requireNonNull(cluster, "cluster is null");
         this.self = requireNonNull(self, "self is null");
         this.policy = requireNonNull(policy, "policy is null");
@@ -217,6 +218,7 @@ public final class RoutingShuffleTransport
         }
         else if (EnumSet.of(Route.NVLINK, Route.PCIE_P2P, Route.GPUDIRECT_RDMA).contains(decided)) {
             reason += "; blocks the peer has spilled off its GPU go " + (decided == Route.GPUDIRECT_RDMA ? Route.RDMA_HOST_STAGED : Route.HOST_STAGED);
+            reason += decided == Route.GPUDIRECT_RDMA ? "" : "; the CPU reduce side reads each block out of the peer's GPU into host memory: counted " + Route.PEER_GPU_D2H;
         }
         if (crypto.networkCrypto() && ONE_SIDED.contains(carrier)) {
             reason += "; " + SparkCryptoSettings.NETWORK_CRYPTO + " is on and RDMA READs would carry the blocks unencrypted: carried over TCP, encrypted";
@@ -269,6 +271,7 @@ public final class RoutingShuffleTransport
     {
         choices.keySet().removeIf(key -> key.startsWith(executorId + "@"));
         // Its staging arena or simulated GPU memory stays mapped here until swept (its process is gone, or its files are).
+        deviceReader.ifPresent(DeviceBlockReader::sweepDepartedPeers);
         SharedMappings.process().sweep();
         return stream.closeConnectionsTo(executorId);
     }

@@ -9,7 +9,8 @@ import dev.ferry.topology.route.Route;
 
 /**
  * The same-node device routes over simulated CUDA IPC, served from a child JVM. The block bytes
- * cross no wire (the reader copies peer-to-peer out of the exported memory), so the wire faults
+ * cross no wire (the reader copies them out of the exported memory into its host memory, reported
+ * as {@code PEER_GPU_D2H}), so the wire faults
  * hit the handle exchange; a flipped byte or stale key there is not a data fault and is not injected.
  */
 abstract class IpcContractFamily
@@ -20,6 +21,13 @@ abstract class IpcContractFamily
     protected abstract ExecutorPlace self();
 
     protected abstract ExecutorPlace peer();
+
+    /** The reader lands blocks in host memory (a CPU reduce): one D->H out of the peer's GPU, not a peer copy. */
+    @Override
+    protected Route carriedRoute()
+    {
+        return Route.PEER_GPU_D2H;
+    }
 
     @Override
     protected boolean servesEmptyBlocks()

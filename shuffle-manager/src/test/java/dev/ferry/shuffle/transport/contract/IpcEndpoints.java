@@ -28,7 +28,6 @@ import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
 import dev.ferry.shuffle.transport.shm.ShmBlockReader;
 import dev.ferry.topology.file.TopologyFileReader;
 import dev.ferry.topology.model.ClusterTopology;
-import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
 import org.apache.spark.storage.BlockManagerId;
@@ -164,7 +163,7 @@ final class IpcEndpoints
         child.send("HANDLE");
         IpcHandle handle = IpcHandle.fromBase64(child.expect("HANDLE"));
         try {
-            new DeviceBlockReader(runtime, new RouteCounters(), 4096, 0).readToHost(handle, ByteBuffer.allocateDirect(Math.toIntExact(handle.length()) - 1), Route.NVLINK);
+            new DeviceBlockReader(runtime, 0, new RouteCounters(), 4096, 0).readToHost(handle, ByteBuffer.allocateDirect(Math.toIntExact(handle.length()) - 1));
             return null;
         }
         catch (RuntimeException e) {

@@ -276,9 +276,9 @@ class TestDeviceRegistrations
         }
 
         @Override
-        public NativeMemory openIpc(IpcHandle handle)
+        public NativeMemory openIpc(IpcHandle handle, int importingDevice)
         {
-            return host.openIpc(handle);
+            return host.openIpc(handle, importingDevice);
         }
 
         @Override
