@@ -15,6 +15,8 @@
 set -euo pipefail
 
 readonly STATE_ROOT=/run/ferry-netns
+SCRIPT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")"
+readonly SCRIPT
 readonly SUBNET_PREFIX=10.213
 readonly NAME_PATTERN='^ferry-([0-9]+)-(node[0-9]+|bridge)$'
 
@@ -33,6 +35,8 @@ usage: scripts/netns-cluster.sh <command> [options]
         up, then COMMAND inside node 0's namespace with FERRY_NETNS_* in its environment, then down;
         torn down also on failure, on --timeout (whole run) and on SIGINT/SIGTERM.
   exec --run R --node K -- COMMAND...   run COMMAND in node K's namespace with the cluster's environment
+  submit --run R -- SPARK-SUBMIT-ARGS... spark-submit (client mode) against the run's Master from node 0;
+                                        --run defaults to $FERRY_NETNS_RUN (set inside 'run')
   link --run R --node K up|down         take node K's link down or bring it back (a fault)
   counters --run R                      per node: bytes and packets sent/received on its link and the
                                         qdisc counters, one line per node
@@ -215,6 +219,7 @@ node_env() {
     echo "FERRY_NETNS_MASTER=$(cat "$state/master")"
     echo "FERRY_NETNS_TOPOLOGY=$(cat "$state/topology")"
     echo "FERRY_NETNS_NODES=$(cat "$state/nodes")"
+    echo "FERRY_NETNS_SCRIPT=$SCRIPT"
 }
 
 exec_in_node() {
@@ -225,26 +230,47 @@ exec_in_node() {
     exec ip netns exec "$(node_ns "$run" "$k")" env -u SPARK_TESTING "${environment[@]}" "$@"
 }
 
-# A Spark daemon in node K, its command line built by Spark's own launcher (as sbin/spark-daemon.sh does).
+# The java command line Spark's own launcher builds for a main class (as bin/spark-class does), into LAUNCHED.
+launcher_command() {
+    local run="$1" k="$2"
+    shift 2
+    local java="${JAVA:-java}" home word
+    home="$(cat "$STATE_ROOT/$run/spark-home")"
+    local -a environment printed
+    mapfile -t environment < <(node_env "$run" "$k")
+    mapfile -d '' printed < <(env "${environment[@]}" "$java" -Xmx128m -cp "$home/jars/*" org.apache.spark.launcher.Main "$@")
+    LAUNCHED=()
+    # The launcher's output opens with an empty word and a newline; the command starts at the java binary.
+    for word in "${printed[@]}"; do
+        [ "${#LAUNCHED[@]}" -eq 0 ] && word="${word#$'\n'}"
+        [ -z "$word" ] && [ "${#LAUNCHED[@]}" -eq 0 ] && continue
+        LAUNCHED+=("$word")
+    done
+    [ "${#LAUNCHED[@]}" -gt 0 ] || die "Spark's launcher printed no command for $*"
+}
+
+# A Spark daemon in node K (as sbin/spark-daemon.sh starts one), output to its log.
 start_daemon() {
     local run="$1" k="$2" log_file="$3"
     shift 3
-    local java="${JAVA:-java}" home
-    home="$(cat "$STATE_ROOT/$run/spark-home")"
-    local -a environment command
+    local -a environment
     mapfile -t environment < <(node_env "$run" "$k")
-    local -a printed command=()
-    mapfile -d '' printed < <(env "${environment[@]}" "$java" -Xmx128m -cp "$home/jars/*" org.apache.spark.launcher.Main "$@")
-    local word
-    # The launcher's output opens with an empty word and a newline; the command starts at the java binary.
-    for word in "${printed[@]}"; do
-        [ "${#command[@]}" -eq 0 ] && word="${word#$'\n'}"
-        [ -z "$word" ] && [ "${#command[@]}" -eq 0 ] && continue
-        command+=("$word")
-    done
-    [ "${#command[@]}" -gt 0 ] || die "Spark's launcher printed no command for $*"
-    nohup ip netns exec "$(node_ns "$run" "$k")" env -u SPARK_TESTING "${environment[@]}" "${command[@]}" >"$log_file" 2>&1 </dev/null &
+    launcher_command "$run" "$k" "$@"
+    nohup ip netns exec "$(node_ns "$run" "$k")" env -u SPARK_TESTING "${environment[@]}" "${LAUNCHED[@]}" >"$log_file" 2>&1 </dev/null &
     echo "$! $log_file" >>"$STATE_ROOT/$run/daemons"
+}
+
+# spark-submit in client mode from node 0, so the driver is a process of the cluster's first node.
+submit() {
+    local run="$1"
+    shift
+    [ -f "$STATE_ROOT/$run/master" ] || die "no run $run (see: $0 list)"
+    local address
+    address="$(node_address "$run" 0)"
+    launcher_command "$run" 0 org.apache.spark.deploy.SparkSubmit --master "$(cat "$STATE_ROOT/$run/master")" --deploy-mode client \
+        --conf "spark.driver.host=$address" --conf "spark.driver.bindAddress=$address" \
+        --conf "spark.ferry.topology.file=$(cat "$STATE_ROOT/$run/topology")" "$@"
+    exec_in_node "$run" 0 "${LAUNCHED[@]}"
 }
 
 wait_for() {
@@ -442,9 +468,9 @@ case "$command" in
     list) ip netns list 2>/dev/null | awk '{print $1}' | grep -E "$NAME_PATTERN" || true ;;
     up) require_tools; up "$@" ;;
     run) require_tools; run_command "$@" ;;
-    down|counters|exec|link)
+    down|counters|exec|link|submit)
         require_tools
-        run="" node="" rest=()
+        run="${FERRY_NETNS_RUN:-}" node="" rest=()
         while [ $# -gt 0 ]; do
             case "$1" in
                 --run) run="$2"; shift 2 ;;
@@ -456,6 +482,7 @@ case "$command" in
         [[ "$run" =~ ^[0-9]+$ ]] || die "$command needs --run R"
         case "$command" in
             down) down "$run" ;;
+            submit) submit "$run" "${rest[@]}" ;;
             counters) counters "$run" ;;
             exec)
                 [[ "$node" =~ ^[0-9]+$ ]] || die "exec needs --node K"
