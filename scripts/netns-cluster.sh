@@ -455,7 +455,9 @@ run_command() {
     trap 'exit 130' INT TERM
     local status=0
     # The command's own environment carries the run (FERRY_NETNS_*); it runs in node 0, like a driver on a cluster node.
-    ( exec_in_node "$run" 0 timeout --kill-after=15 "$timeout" "$@" ) || status=$?
+    # In the background and waited for, so a SIGINT/SIGTERM is handled at once, not after the command ends.
+    ( exec_in_node "$run" 0 timeout --kill-after=15 "$timeout" "$@" ) &
+    wait "$!" || status=$?
     [ "$status" -ne 124 ] || log "the command ran past --timeout $timeout s and was stopped"
     return "$status"
 }

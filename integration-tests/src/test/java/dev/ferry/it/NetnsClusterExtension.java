@@ -68,6 +68,16 @@ final class NetnsClusterExtension
                 return Optional.of("'" + tool + "' (iproute2) is not installed");
             }
         }
+        // Root in a container without CAP_SYS_ADMIN still cannot make one: try.
+        String probe = "ferry-probe-" + ProcessHandle.current().pid();
+        Result add = run(List.of("ip", "netns", "add", probe), 10);
+        if (add.exitCode() != 0) {
+            return Optional.of("'ip netns add' fails here: " + add.output().trim());
+        }
+        Result delete = run(List.of("ip", "netns", "del", probe), 10);
+        if (delete.exitCode() != 0) {
+            throw new IllegalStateException("Could not delete the probe namespace " + probe + ": " + delete.output());
+        }
         return Optional.empty();
     }
 
