@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -87,7 +88,7 @@ public final class LinkFaultJob
             exit = reference.toString().equals(faulted.toString()) ? 0 : 1;
             System.out.println(exit == 0 ? "link-fault results identical" : "link-fault results differ");
         }
-        catch (java.util.concurrent.TimeoutException e) {
+        catch (TimeoutException e) {
             throw new IllegalStateException("Spark's listener bus did not drain", e);
         }
         finally {
