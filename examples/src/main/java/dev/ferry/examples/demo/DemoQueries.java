@@ -7,14 +7,14 @@ import java.util.List;
  * session, so every join shuffles both sides. Each result is small and exact (DECIMAL sums, ties in
  * rankings broken by a key), so the Ferry and Spark runs can be compared row by row.
  */
-final class DemoQueries
+public final class DemoQueries
 {
     /** One query: a short name for the tables, what it exercises, the SQL. */
-    record Query(String name, String shape, String sql)
+    public record Query(String name, String shape, String sql)
     {
     }
 
-    static final List<Query> ALL = List.of(
+    public static final List<Query> ALL = List.of(
             new Query("revenue_by_nation", "3-way join, group-by",
                     "SELECT c.nation, year(o.order_date) AS year, sum(l.extended_price * (1 - l.discount)) AS revenue, count(*) AS line_count"
                             + " FROM lineitem l JOIN orders o ON l.order_id = o.order_id JOIN customer c ON o.customer_id = c.customer_id"

@@ -16,13 +16,13 @@ import static java.util.Objects.requireNonNull;
  * id, so the same row count always gives the same data; money is DECIMAL so sums are exact and the
  * two runs can be compared value by value. A finished dataset carries a marker file and is reused.
  */
-final class StarSchema
+public final class StarSchema
 {
     static final String LINEITEM = "lineitem";
     static final String ORDERS = "orders";
     static final String CUSTOMER = "customer";
     static final String PART = "part";
-    static final List<String> TABLES = List.of(LINEITEM, ORDERS, CUSTOMER, PART);
+    public static final List<String> TABLES = List.of(LINEITEM, ORDERS, CUSTOMER, PART);
 
     /** Bump when the generated columns change, so an old cache is not taken for the new schema. */
     private static final String VERSION = "v1";
@@ -31,12 +31,12 @@ final class StarSchema
     private StarSchema() {}
 
     /** Where the dataset of {@code lineitemRows} lives under the cache directory. */
-    static Path location(Path cache, long lineitemRows)
+    public static Path location(Path cache, long lineitemRows)
     {
         return cache.resolve("star-" + VERSION + "-" + lineitemRows);
     }
 
-    static boolean isComplete(Path location)
+    public static boolean isComplete(Path location)
     {
         return Files.isRegularFile(location.resolve(COMPLETE));
     }
@@ -57,7 +57,7 @@ final class StarSchema
     }
 
     /** Writes the four tables under {@code location}, replacing a partial earlier attempt, then the marker. */
-    static void generate(SparkSession spark, Path location, long lineitemRows)
+    public static void generate(SparkSession spark, Path location, long lineitemRows)
             throws IOException
     {
         requireNonNull(spark, "spark is null");
