@@ -7,9 +7,9 @@ import java.util.stream.Collectors;
 
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.shuffle.ShuffleConfigKeys;
-import dev.ferry.shuffle.route.ExecutorPlace;
-import dev.ferry.shuffle.route.ExecutorPlacements;
-import dev.ferry.shuffle.route.ExecutorTopology;
+import dev.ferry.shuffle.placement.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorPlacements;
+import dev.ferry.shuffle.placement.ExecutorTopology;
 import dev.ferry.topology.file.TopologyFileReader;
 import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.model.NodeTopology;

@@ -17,7 +17,7 @@ import dev.ferry.common.FerryException;
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.pool.BlockLease;
-import dev.ferry.shuffle.route.ExecutorTopology;
+import dev.ferry.shuffle.placement.ExecutorTopology;
 import dev.ferry.shuffle.store.DeviceTieredMapOutputStore;
 import dev.ferry.shuffle.store.MapOutputStore;
 import dev.ferry.shuffle.store.MapOutputStores;

@@ -10,7 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ferry.shuffle.PeerEndpoints;
-import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
