@@ -1,8 +1,9 @@
 package dev.ferry.gds.spark;
 
 import dev.ferry.arrow.DirectArrowColumnVector;
+import dev.ferry.device.DeviceMatch;
 import dev.ferry.device.DeviceRuntime;
-import dev.ferry.gds.GdsRouteSetting;
+import dev.ferry.device.GpuResolution;
 import dev.ferry.gds.io.AbstractParquetDataSource;
 import dev.ferry.gds.io.BounceParquetDataSource;
 import dev.ferry.gds.io.CorruptParquetException;
@@ -204,16 +205,19 @@ final class GdsPartitionReader
             throws IOException
     {
         Path path = FooterCollector.localPath(next.file().path());
-        if (settings.route() == GdsRouteSetting.HOST) {
-            // A forced host read never needs the device runtime.
+        Optional<RouteChoice> hostOnly = RouteChooser.withoutDevice(settings.route(), settings.consumer());
+        if (hostOnly.isPresent()) {
+            // A host read (forced, or auto for a CPU consumer) never needs the device runtime: none is created.
+            log.debug("{}: {} route ({})", next.file().path(), hostOnly.get().route(), hostOnly.get().reason());
             return HostParquetDataSource.open(path, next.file().path(), settings.readPlanning(), readPool);
         }
         if (routes == null) {
             runtime = ExecutorDevices.runtime(deviceConf);
             routes = new RouteChooser(settings.route(), settings.consumer(), DeviceProbe.of(runtime), ExecutorDevices.advisor(runtime));
         }
-        int device = ExecutorDevices.taskDevice(runtime);
-        RouteChoice route = routes.choose(next.file().path(), device);
+        GpuResolution taskGpu = ExecutorDevices.taskDevice(runtime);
+        int device = taskGpu.match().map(DeviceMatch::ordinal).orElse(-1);
+        RouteChoice route = taskGpu.match().isPresent() ? routes.choose(next.file().path(), device) : routes.withoutTaskGpu(next.file().path(), taskGpu.reason());
         if (route.fallback()) {
             counters.addRouteFallback();
         }
