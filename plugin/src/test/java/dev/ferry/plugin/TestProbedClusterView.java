@@ -35,7 +35,11 @@ class TestProbedClusterView
 
         assertEquals(List.of("hgx-a"), hosts(view.cluster()));
         assertEquals(1, view.asks());
+        // Within the interval of that first ask nothing is asked again.
+        view.refresh("hgx-b");
+        assertEquals(1, view.asks());
         // hgx-b has not reported: one re-ask, then none within the interval however many fetches come.
+        now.addAndGet(ProbedClusterView.REASK_NANOS);
         view.refresh("hgx-b");
         view.refresh("hgx-b");
         view.refresh("hgx-b");
