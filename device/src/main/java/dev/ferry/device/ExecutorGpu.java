@@ -71,4 +71,52 @@ public final class ExecutorGpu
         LOG.info("Executor GPU {} of node {} ({}): {}", gpu.name(), assigned.get().node().hostname(), assigned.get().source(), match.reason());
         return match;
     }
+
+    /**
+     * The device of {@code runtime} for a task's Spark {@code gpu} address ({@code sparkAddress};
+     * empty without GPU scheduling). With an installed GPU the address is looked up on its node (NVML
+     * index, name or UUID) and matched by PCI bus id ({@link DeviceMatch}); without one (no Ferry
+     * plugin) only an address that is a device ordinal of the runtime matches, by index. Never a
+     * different GPU: an address that matches no visible device is unmatched, with the reason.
+     */
+    public static GpuResolution resolve(DeviceRuntime runtime, Optional<String> sparkAddress)
+    {
+        Optional<Assigned> assigned = current();
+        if (sparkAddress.isEmpty()) {
+            if (assigned.isEmpty()) {
+                return GpuResolution.matched(new DeviceMatch(0, "no GPU assigned to this executor or task: device 0"));
+            }
+            return visible(runtime, assigned.get().gpu(), assigned.get().source());
+        }
+        String address = sparkAddress.get().trim();
+        String source = "Spark gpu resource address " + address;
+        if (assigned.isPresent()) {
+            NodeTopology node = assigned.get().node();
+            for (Gpu gpu : node.gpus()) {
+                if (address.equals(Integer.toString(gpu.index())) || address.equals(gpu.name()) || gpu.uuid().map(address::equals).orElse(false)) {
+                    return visible(runtime, gpu, source);
+                }
+            }
+            return GpuResolution.unmatched(source + " names no GPU of node " + node.hostname() + " (it has "
+                    + node.gpus().stream().map(gpu -> gpu.index() + "=" + gpu.name()).toList() + ")");
+        }
+        int index;
+        try {
+            index = Integer.parseInt(address);
+        }
+        catch (NumberFormatException e) {
+            return GpuResolution.unmatched(source + " is not a device ordinal and no node facts are installed to look it up by name (is the Ferry plugin configured?)");
+        }
+        return DeviceMatch.find(runtime.devices(), Optional.empty(), index)
+                .map(GpuResolution::matched)
+                .orElseGet(() -> GpuResolution.unmatched(source + " is not among the " + runtime.backendName() + " backend's " + runtime.deviceCount() + " device(s)"));
+    }
+
+    private static GpuResolution visible(DeviceRuntime runtime, Gpu gpu, String source)
+    {
+        return DeviceMatch.find(runtime.devices(), gpu.pci(), gpu.index())
+                .map(GpuResolution::matched)
+                .orElseGet(() -> GpuResolution.unmatched("GPU " + gpu.name() + " (index " + gpu.index() + gpu.pci().map(pci -> ", PCI " + pci).orElse("")
+                        + ", " + source + ") is not among the " + runtime.backendName() + " backend's visible devices " + runtime.devices()));
+    }
 }

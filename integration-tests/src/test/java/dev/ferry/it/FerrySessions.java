@@ -59,6 +59,8 @@ final class FerrySessions
     {
         SparkSession spark = builder
                 .config("spark.plugins", "dev.ferry.FerryPlugin")
+                // These sessions test the TCP transport between executor JVMs: same-host executors would otherwise route by their probes (TestProbedRoutes).
+                .config("spark.ferry.topology.probedRoutes", "false")
                 .config("spark.executor.memory", executorMemory)
                 .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")
                 .config("spark.executorEnv.SPARK_TESTING", "1")

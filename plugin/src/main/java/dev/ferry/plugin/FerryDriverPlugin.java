@@ -2,8 +2,10 @@ package dev.ferry.plugin;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.ferry.topology.model.NodeTopology;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.plugin.DriverPlugin;
 import org.apache.spark.api.plugin.PluginContext;
@@ -12,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Driver side: keeps the {@link ClusterRegistry} of where every executor runs, filled by the
- * executors' {@link ExecutorPlacement} messages; executors that leave are dropped ({@link ExecutorDepartures}),
+ * executors' {@link ExecutorPlacement} messages, each checked ({@link NodeReports}) before its node joins the
+ * probed cluster view executors ask for ({@link ClusterViewRequest}); executors that leave are dropped ({@link ExecutorDepartures}),
  * and executors asking which peers left ({@link DeparturesRequest}) are answered from the {@link DepartureLog}.
  */
 public final class FerryDriverPlugin
@@ -23,12 +26,20 @@ public final class FerryDriverPlugin
     // registry of the context that is running now. Cleared at shutdown.
     private static final AtomicReference<ClusterRegistry> ACTIVE = new AtomicReference<>();
 
+    private static final AtomicLong REJECTED_REPORTS = new AtomicLong();
+
     private final ClusterRegistry registry = new ClusterRegistry();
     private final DepartureLog departures = new DepartureLog();
 
     public static Optional<ClusterRegistry> active()
     {
         return Optional.ofNullable(ACTIVE.get());
+    }
+
+    /** Node reports refused by this JVM's driver plugin (malformed, oversized, or naming another host). */
+    public static long rejectedReports()
+    {
+        return REJECTED_REPORTS.get();
     }
 
     @Override
@@ -43,12 +54,31 @@ public final class FerryDriverPlugin
     @Override
     public Object receive(Object message)
     {
-        if (message instanceof ExecutorPlacement) {
-            ExecutorPlacement placement = (ExecutorPlacement) message;
-            registry.register(placement);
+        if (message instanceof ExecutorPlacement placement) {
+            NodeTopology node;
+            try {
+                node = NodeReports.validate(placement);
+            }
+            catch (IllegalArgumentException e) {
+                // Refused whole: a malformed report never reaches the cluster view routes are decided by.
+                REJECTED_REPORTS.incrementAndGet();
+                LOG.warn("Ferry: refused a node report, not merged into the cluster view: {}", e.getMessage());
+                return null;
+            }
+            if (node.hostname().equals(placement.hostname())) {
+                registry.register(placement, node);
+            }
+            else {
+                // A topology file's simulated node (placed by the file, not probed): where it runs is recorded, the probed view is not touched.
+                registry.register(placement);
+            }
             LOG.info("Ferry: executor {} on {} (GPUs {}): {}", placement.executorId(), placement.hostname(), placement.gpuAddresses(), placement.summary());
             // Executors use the one-way send(); a reply would be dropped with a warning.
             return null;
+        }
+        if (message instanceof ClusterViewRequest) {
+            // Asked by each executor's ProbedClusterView; JDK types only (see ClusterViewAnswer).
+            return new ClusterViewAnswer(registry.version(), registry.view()).toWire();
         }
         if (message instanceof DeparturesRequest) {
             // Asked (not sent) by each executor's DepartureWatcher: the reply is its answer, in JDK types (see Departures).

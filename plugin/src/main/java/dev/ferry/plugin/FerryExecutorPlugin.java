@@ -9,8 +9,8 @@ import dev.ferry.conf.ConfigSource;
 import dev.ferry.conf.SparkConfigSources;
 import dev.ferry.device.ExecutorGpu;
 import dev.ferry.shuffle.FerryShuffleManager;
-import dev.ferry.shuffle.route.ExecutorPlacements;
-import dev.ferry.shuffle.route.ExecutorTopology;
+import dev.ferry.shuffle.placement.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorTopology;
 import dev.ferry.topology.file.TopologyFileWriter;
 import dev.ferry.topology.model.NodeTopology;
 import org.apache.spark.SparkEnv;
@@ -49,8 +49,12 @@ public final class FerryExecutorPlugin
             known.get().place().gpu().flatMap(node::gpu).ifPresent(gpu -> ExecutorGpu.install(node, gpu, source));
         }
         else {
-            node = NodeLocator.locate(conf, hostname);
-            installAssignedGpu(context.executorID(), node, gpuAddresses);
+            node = NodeLocator.probe(conf, hostname);
+            Optional<ExecutorPlace> place = probedPlace(context.executorID(), node, gpuAddresses);
+            if (PluginConfigKeys.PROBED_ROUTES.get(conf) && place.isPresent()) {
+                // Routes per peer from the probed facts: this node now, the peers' as the driver merges their reports.
+                ExecutorTopology.install(new ProbedClusterView(context.executorID(), node, context::ask), place.get());
+            }
         }
         String summary = NodeLocator.summarize(node);
         LOG.info("Ferry executor {} on {}: {}{}", context.executorID(), hostname, summary,
@@ -103,21 +107,31 @@ public final class FerryExecutorPlugin
 
     /**
      * On a probed node, the GPU Spark assigned becomes this executor's GPU (the device store and the
-     * gds reader then use it, matched by PCI bus id). An address the probes cannot find (NVML not
-     * loaded, a discovery script that names GPUs differently) leaves device 0 in use, said once at
-     * WARN: the executor still works, on the wrong GPU only if CUDA's device 0 is not Spark's.
+     * gds reader then use it, matched by PCI bus id) and its place. An address the probes cannot
+     * find (NVML not loaded, a discovery script that names GPUs differently) leaves the executor
+     * without a GPU place, said once at WARN: its device store then uses device 0 and the gds reader
+     * takes the address as a device ordinal (by index, said in its route reason; HOST when out of range).
+     * Without GPU scheduling it takes GPU {@code id mod gpus} of its node, as on a topology file's host-named node.
      */
-    private static void installAssignedGpu(String executorId, NodeTopology node, List<String> gpuAddresses)
+    private static Optional<ExecutorPlace> probedPlace(String executorId, NodeTopology node, List<String> gpuAddresses)
     {
-        if (gpuAddresses.isEmpty()) {
-            return;
-        }
+        ExecutorPlace place;
         try {
-            ExecutorGpu.install(node, ExecutorPlacements.assignedGpu(node, executorId, gpuAddresses.get(0)), "Spark gpu resource address " + gpuAddresses.get(0));
+            place = NodeLocator.probedPlace(node, executorId, gpuAddresses);
         }
         catch (IllegalArgumentException e) {
-            LOG.warn("Ferry executor {}: {}; its device store and gds reader use CUDA device 0", executorId, e.getMessage());
+            LOG.warn("Ferry executor {}: {}; it is placed on node {} without a GPU", executorId, e.getMessage(), node.hostname());
+            try {
+                place = new ExecutorPlace(node.hostname(), Optional.empty());
+            }
+            catch (IllegalArgumentException invalid) {
+                LOG.warn("Ferry executor {}: host {} cannot name a node ({}); its shuffle routes every peer over TCP", executorId, node.hostname(), invalid.getMessage());
+                return Optional.empty();
+            }
         }
+        String source = gpuAddresses.isEmpty() ? "probed node, executor id order" : "Spark gpu resource address " + gpuAddresses.get(0);
+        place.gpu().flatMap(node::gpu).ifPresent(gpu -> ExecutorGpu.install(node, gpu, source));
+        return Optional.of(place);
     }
 
     private static List<String> gpuAddresses(PluginContext context)

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 import dev.ferry.common.ErrorCategory;
@@ -17,7 +18,10 @@ import dev.ferry.common.FerryException;
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.pool.BlockLease;
-import dev.ferry.shuffle.route.ExecutorTopology;
+import dev.ferry.shuffle.placement.ClusterView;
+import dev.ferry.shuffle.placement.ClusterViewTransport;
+import dev.ferry.shuffle.placement.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorTopology;
 import dev.ferry.shuffle.store.DeviceTieredMapOutputStore;
 import dev.ferry.shuffle.store.MapOutputStore;
 import dev.ferry.shuffle.store.MapOutputStores;
@@ -35,6 +39,7 @@ import dev.ferry.shuffle.transport.rdma.VerbsBlocks;
 import dev.ferry.shuffle.transport.auth.AuthBootstrap;
 import dev.ferry.shuffle.transport.auth.SparkAuthSettings;
 import dev.ferry.shuffle.transport.crypto.SparkCryptoSettings;
+import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.model.Nic;
 import dev.ferry.topology.model.NodeTopology;
 import dev.ferry.topology.model.Presence;
@@ -149,9 +154,18 @@ public final class FerryShuffleRuntime
                     // against spark.ferry.device.memoryLimit with the map outputs (and may spill them).
                     device = Optional.of(new DeviceLanding(deviceStore.runtime(), deviceStore.pool()));
                 }
-                transport = new RoutingShuffleTransport(topology.get().cluster(), topology.get().place(), policy, stream, shmDirectory,
-                        new ShmBlockReader(shmDirectory, ROUTE_COUNTERS), Optional.ofNullable(verbs), noVerbsReason[0] == null ? "" : noVerbsReason[0],
-                        ROUTE_COUNTERS, new PeerRouteLog(), device, TransportConfigKeys.HOST_LANDING_POOL_BYTES.get(config), crypto);
+                ExecutorPlace self = topology.get().place();
+                ShmBlockReader shmReader = new ShmBlockReader(shmDirectory, ROUTE_COUNTERS);
+                Optional<VerbsBlocks> nic = Optional.ofNullable(verbs);
+                String noVerbs = noVerbsReason[0] == null ? "" : noVerbsReason[0];
+                PeerRouteLog routeLog = new PeerRouteLog();
+                Optional<DeviceLanding> landing = device;
+                long landingRetain = TransportConfigKeys.HOST_LANDING_POOL_BYTES.get(config);
+                Function<ClusterTopology, ShuffleTransport> routing = cluster -> new RoutingShuffleTransport(cluster, self, policy, stream, shmDirectory,
+                        shmReader, nic, noVerbs, ROUTE_COUNTERS, routeLog, landing, landingRetain, crypto);
+                ClusterView view = ExecutorTopology.view().orElseThrow();
+                // Probed: peers that report after this executor asked the driver join the map on their first fetch.
+                transport = view.refreshable() ? new ClusterViewTransport(view, routing) : routing.apply(topology.get().cluster());
             }
             MapOutputStore served = store;
             // As Spark's block transfer service: bound to the executor's own address, not every interface.
@@ -171,7 +185,8 @@ public final class FerryShuffleRuntime
                     : PeerEndpoints.withTcpPort(blockManager.shuffleServerId(), server.port());
             LOG.info("Ferry shuffle on executor {}: {} store, TCP block server on {}:{}{}{}", env.executorId(), store.name(), bindAddress.getHostAddress(), server.port(),
                     auth.enabled() ? (auth.encrypt() ? ", authenticated and encrypted" : ", authenticated") : "",
-                    topology.map(known -> ", routes by topology " + known.cluster().name() + " from " + known.place()).orElse(""));
+                    topology.map(known -> ", routes by " + (ExecutorTopology.view().map(ClusterView::refreshable).orElse(false) ? "the probed cluster map" : "topology "
+                            + known.cluster().name()) + " from " + known.place()).orElse(""));
             return new FerryShuffleRuntime(env.executorId(), location, allocator, store, transport, server, localDirectory,
                     ShuffleConfigKeys.MAX_BYTES_IN_FLIGHT.get(config), taskArrowLimit);
         }

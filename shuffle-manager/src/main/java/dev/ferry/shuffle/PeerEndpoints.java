@@ -3,7 +3,7 @@ package dev.ferry.shuffle;
 import java.util.Optional;
 import java.util.OptionalInt;
 
-import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.shuffle.transport.PeerAddress;
 import org.apache.spark.storage.BlockManagerId;
 import scala.Option;

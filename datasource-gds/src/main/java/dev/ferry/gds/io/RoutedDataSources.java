@@ -1,8 +1,9 @@
 package dev.ferry.gds.io;
 
+import dev.ferry.device.DeviceMatch;
 import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.GpuResolution;
 import dev.ferry.gds.GdsReadSettings;
-import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.gds.route.DeviceProbe;
 import dev.ferry.gds.route.ExecutorDevices;
 import dev.ferry.gds.route.RouteChoice;
@@ -21,8 +22,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * The data-source choice for one task: which {@link ParquetDataSource} (GDS, BOUNCE or HOST) reads
  * each file, as the route policy decides for the task's device. Readers get the interface and never
- * name an implementation. The device runtime is created on the first file that needs it, so a forced
- * host read never touches it. A route that fell back is counted through {@code onFallback}.
+ * name an implementation. The device runtime is created on the first file that needs it, so a host read
+ * (forced, or auto for a CPU consumer) never creates it. A route that fell back is counted through {@code onFallback}.
  */
 public final class RoutedDataSources
 {
@@ -48,16 +49,19 @@ public final class RoutedDataSources
             throws IOException
     {
         Path path = LocalFiles.localPath(file);
-        if (settings.route() == GdsRouteSetting.HOST) {
-            // A forced host read never needs the device runtime.
+        Optional<RouteChoice> hostOnly = RouteChooser.withoutDevice(settings.route(), settings.consumer());
+        if (hostOnly.isPresent()) {
+            // A host read (forced, or auto for a CPU consumer) never needs the device runtime: none is created.
+            log.debug("{}: {} route ({})", file, hostOnly.get().route(), hostOnly.get().reason());
             return HostParquetDataSource.open(path, file, settings.readPlanning(), readPool);
         }
         if (routes == null) {
             runtime = ExecutorDevices.runtime(deviceConf);
             routes = new RouteChooser(settings.route(), settings.consumer(), DeviceProbe.of(runtime), ExecutorDevices.advisor(runtime));
         }
-        int device = ExecutorDevices.taskDevice(runtime);
-        RouteChoice route = routes.choose(file, device);
+        GpuResolution taskGpu = ExecutorDevices.taskDevice(runtime);
+        int device = taskGpu.match().map(DeviceMatch::ordinal).orElse(-1);
+        RouteChoice route = taskGpu.match().isPresent() ? routes.choose(file, device) : routes.withoutTaskGpu(file, taskGpu.reason());
         if (route.fallback()) {
             onFallback.run();
         }

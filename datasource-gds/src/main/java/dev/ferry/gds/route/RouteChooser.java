@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -42,6 +43,38 @@ public final class RouteChooser
         this.consumer = requireNonNull(consumer, "consumer is null");
         this.device = requireNonNull(device, "device is null");
         this.advisor = requireNonNull(advisor, "advisor is null");
+    }
+
+    /**
+     * The route when it needs no device runtime to decide: {@code host}, and {@code auto} for a CPU
+     * consumer (the policy's file rule answers HOST for it on any node: a GPU route only adds PCIe
+     * crossings while the decode runs on the host). Readers and the scan's explain then create no
+     * device runtime at all. Empty when the device must be asked.
+     */
+    public static Optional<RouteChoice> withoutDevice(GdsRouteSetting setting, FileConsumer consumer)
+    {
+        if (setting == GdsRouteSetting.HOST) {
+            return Optional.of(new RouteChoice(IoRoute.HOST, GdsConfigKeys.ROUTE.name() + "=host for a " + consumer.describe(), false));
+        }
+        if (setting == GdsRouteSetting.AUTO && consumer == FileConsumer.CPU) {
+            return Optional.of(new RouteChoice(IoRoute.HOST, GdsConfigKeys.ROUTE.name() + "=auto assumed a " + consumer.describe()
+                    + ": HOST on any node (a device route would carry the raw bytes up to the GPU and back down), so no device runtime is created", false));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The route when the task's assigned GPU is not among the runtime's devices ({@code why}): HOST,
+     * a fallback, for any setting but a forced device route, which is refused (it cannot be served on
+     * the GPU it was asked for).
+     */
+    public RouteChoice withoutTaskGpu(String file, String why)
+    {
+        if (setting == GdsRouteSetting.GDS || setting == GdsRouteSetting.BOUNCE) {
+            throw new RouteRefusedException(GdsConfigKeys.ROUTE.name() + "=" + setting.name().toLowerCase(Locale.ROOT) + " cannot read " + file + ": " + why);
+        }
+        FALLBACKS.incrementAndGet();
+        return new RouteChoice(IoRoute.HOST, why + ": HOST for a " + consumer.describe(), true);
     }
 
     /** The route for reading {@code file} into device {@code deviceOrdinal} (ignored on HOST). */

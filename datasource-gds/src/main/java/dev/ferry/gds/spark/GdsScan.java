@@ -1,8 +1,7 @@
 package dev.ferry.gds.spark;
 
 import dev.ferry.device.DeviceRuntime;
-import dev.ferry.gds.GdsConfigKeys;
-import dev.ferry.gds.GdsRouteSetting;
+import dev.ferry.device.GpuResolution;
 import dev.ferry.gds.aggregate.AggregatePlan;
 import dev.ferry.gds.io.IoRoute;
 import dev.ferry.gds.metrics.GdsMetric;
@@ -200,14 +199,17 @@ final class GdsScan
     private String routeOnThisMachine()
     {
         FileConsumer consumer = state.settings().consumer();
-        if (state.settings().route() == GdsRouteSetting.HOST) {
-            return "HOST: " + GdsConfigKeys.ROUTE.name() + "=host for a " + consumer.describe() + "; decode on the host, no PCIe crossing";
+        Optional<RouteChoice> hostOnly = RouteChooser.withoutDevice(state.settings().route(), consumer);
+        if (hostOnly.isPresent()) {
+            return "HOST: " + hostOnly.get().reason() + "; decode on the host, no PCIe crossing";
         }
         try {
             DeviceRuntime runtime = ExecutorDevices.runtime(deviceConf());
             RouteChooser chooser = new RouteChooser(state.settings().route(), consumer, DeviceProbe.of(runtime), ExecutorDevices.advisor(runtime));
             String file = state.files().isEmpty() ? "files of " + state.name() : state.files().get(0).file().path();
-            RouteChoice choice = chooser.choose(file, 0);
+            // The device this JVM's tasks would use (the executor's GPU, by PCI bus id); not visible here: HOST, said so.
+            GpuResolution gpu = ExecutorDevices.taskDevice(runtime);
+            RouteChoice choice = gpu.match().isPresent() ? chooser.choose(file, gpu.match().get().ordinal()) : chooser.withoutTaskGpu(file, gpu.reason());
             String decode;
             if (choice.route() == IoRoute.HOST) {
                 decode = "decode on the host, no PCIe crossing";

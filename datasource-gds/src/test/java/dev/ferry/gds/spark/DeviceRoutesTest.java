@@ -3,6 +3,7 @@ package dev.ferry.gds.spark;
 import com.sun.nio.file.ExtendedOpenOption;
 import dev.ferry.gds.RowRendering;
 import dev.ferry.gds.TestingSpark;
+import dev.ferry.gds.route.ExecutorDevices;
 import dev.ferry.gds.route.RouteRefusedException;
 import org.apache.spark.sql.DataFrameReader;
 import org.apache.spark.sql.Dataset;
@@ -106,7 +107,9 @@ class DeviceRoutesTest
     @Test
     void autoReadsACpuConsumersFilesOnHostWithNoByteAcrossPcie()
     {
-        Dataset<Row> frame = gds("auto").load(path);
+        long runtimes = ExecutorDevices.created();
+        // A device configuration no other test uses: a runtime for it could only come from this read.
+        Dataset<Row> frame = gds("auto").option("spark.ferry.device.simulated.count", "3").load(path);
         ScanMetrics.Result result = ScanMetrics.collect(frame);
         assertSameRows(result);
         assertTrue(result.metric("hostBytes") > 0, result.metrics().toString());
@@ -115,6 +118,7 @@ class DeviceRoutesTest
                 "0 bytes may cross PCIe for a CPU query: " + result.metrics());
         String explain = frame.queryExecution().executedPlan().toString();
         assertTrue(explain.contains("consumer=cpu") && explain.contains("assumed a CPU consumer") && explain.contains("no PCIe crossing"), explain);
+        assertEquals(runtimes, ExecutorDevices.created(), "a CPU consumer's auto read (plan, explain and tasks) must create no device runtime");
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.GpuResolution;
 import dev.ferry.gds.device.ArrowDeviceArrayLayout;
 import dev.ferry.gds.device.DeviceBatch;
 import dev.ferry.gds.device.DeviceBatchExport;
@@ -45,7 +46,9 @@ final class PartitionLoad
     public Iterator<Result> call(Iterator<ColumnarBatch> batches)
     {
         DeviceRuntime runtime = ExecutorDevices.runtime(deviceConf);
-        int device = ExecutorDevices.taskDevice(runtime);
+        // A device consumer wants its batches on the task's own GPU: one not visible here is an error, not another GPU.
+        GpuResolution gpu = ExecutorDevices.taskDevice(runtime);
+        int device = gpu.match().orElseThrow(() -> new IllegalStateException("GpuDataLoad cannot upload this partition's batches: " + gpu.reason())).ordinal();
         DeviceBatchUploader uploader = new DeviceBatchUploader(runtime, device);
         ColumnChecksums checksums = new ColumnChecksums(schema);
         String deviceType = "none (no batches)";

@@ -3,7 +3,7 @@ package dev.ferry.examples.bench.transport;
 import java.util.List;
 import java.util.Optional;
 
-import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.topology.route.Route;
 
 /**

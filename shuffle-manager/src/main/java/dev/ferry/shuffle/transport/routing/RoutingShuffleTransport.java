@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.ferry.device.ipc.SharedMappings;
 import dev.ferry.shuffle.PeerEndpoints;
-import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;

@@ -14,7 +14,7 @@ import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.IpcHandle;
 import dev.ferry.device.pool.DeviceMemoryPool;
 import dev.ferry.shuffle.PeerEndpoints;
-import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.shuffle.transport.ChildProcess;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleTransport;

@@ -20,7 +20,7 @@ import dev.ferry.device.pool.LocalSpillDirectory;
 import dev.ferry.device.pool.StoredBlock;
 import dev.ferry.device.pool.TieredShuffleStore;
 import dev.ferry.shuffle.PeerEndpoints;
-import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.BlockSource;
 import dev.ferry.shuffle.transport.DeviceBlockSource;

@@ -6,7 +6,7 @@ import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 
-import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsAvailability;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsProvider;
 import dev.ferry.shuffle.transport.rdma.verbs.disni.DisniProbe;

@@ -1,6 +1,6 @@
 package dev.ferry.shuffle.transport.contract;
 
-import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.topology.route.Route;
 
 /** {@code NVLINK}: two GPUs of one DGX H100 node (dgx-h100-ib-2node), over simulated CUDA IPC. */

@@ -1,6 +1,6 @@
 package dev.ferry.shuffle.transport.contract;
 
-import dev.ferry.shuffle.route.ExecutorPlace;
+import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.topology.route.Route;
 
 /** {@code PCIE_P2P}: GPU0 and GPU1 of a PCIe node (pcie-roce-2node: one PCIe switch, PIX, NVML P2P OK), over simulated CUDA IPC. */

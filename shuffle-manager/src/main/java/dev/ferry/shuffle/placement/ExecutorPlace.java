@@ -1,4 +1,4 @@
-package dev.ferry.shuffle.route;
+package dev.ferry.shuffle.placement;
 
 import java.util.Optional;
 
