@@ -50,6 +50,9 @@ class TestPluginJarContent
                 assertTrue(entries.contains(library), library + " is missing");
             }
         }
+        // JavaCPP's Loader compares the presets' version with its own from these (a warning on every load without them)
+        assertTrue(entries.contains("META-INF/maven/org.bytedeco/cuda/pom.properties") && entries.contains("META-INF/maven/org.bytedeco/javacpp/pom.properties"),
+                "the JavaCPP and CUDA presets' pom.properties");
         assertTrue(entries.contains("lib/linux-x86_64/libbrotli.so") && entries.contains("lib/linux-aarch64/libbrotli.so"), "brotli4j's natives for both platforms");
         assertTrue(entries.contains("arrow_cdata_jni/x86_64/libarrow_cdata_jni.so") && entries.contains("arrow_cdata_jni/aarch_64/libarrow_cdata_jni.so"), "Arrow C Data natives for both platforms");
         List<String> unexpected = new ArrayList<>();
