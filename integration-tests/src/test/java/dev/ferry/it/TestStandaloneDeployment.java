@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -44,7 +43,7 @@ class TestStandaloneDeployment
             throws IOException, InterruptedException
     {
         Path directory = Files.createDirectories(Path.of("target", "standalone").toAbsolutePath());
-        Path pluginJar = copy(pluginJar(), directory.resolve("ferry-spark-plugin.jar"));
+        Path pluginJar = copy(PluginJar.jar(), directory.resolve("ferry-spark-plugin.jar"));
         Path applicationJar = applicationJar(directory);
         Path input = directory.resolve("input");
         try (StandaloneCluster cluster = StandaloneCluster.start(directory, 2, 1, "1g", 120)) {
@@ -124,24 +123,6 @@ class TestStandaloneDeployment
     {
         Matcher matcher = Pattern.compile("route\\." + route + "=(\\d+)").matcher(routes);
         return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
-    }
-
-    /**
-     * The shaded jar users pass to {@code --jars}: the path Maven configured ({@code ferry.plugin.jar}),
-     * else the plugin module's {@code target/} next to this module. It is built by the plugin module's
-     * {@code package} phase, which runs before this module's tests in a reactor build.
-     */
-    private static Path pluginJar()
-    {
-        List<Path> candidates = new ArrayList<>();
-        Optional.ofNullable(System.getProperty("ferry.plugin.jar")).filter(path -> !path.isEmpty()).map(Path::of).ifPresent(candidates::add);
-        candidates.add(Path.of("..", "plugin", "target", "ferry-spark-plugin-0.1.0-SNAPSHOT.jar").toAbsolutePath().normalize());
-        for (Path candidate : candidates) {
-            if (Files.isRegularFile(candidate)) {
-                return candidate;
-            }
-        }
-        throw new IllegalStateException("The shaded plugin jar is not built (looked at " + candidates + "); run mvn install -DskipTests first");
     }
 
     /**

@@ -23,6 +23,7 @@ import dev.ferry.topology.file.TopologyFileReader;
 import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.report.DecisionReport;
 import dev.ferry.topology.report.LinkTraffic;
+import dev.ferry.topology.report.SummaryReport;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
 import org.apache.spark.sql.SparkSession;
@@ -96,9 +97,9 @@ public final class DemoCommand
         progress("Route decisions for " + arguments.topology());
         ClusterTopology cluster = TopologyFileReader.load(topologyFile);
         DecisionReport decisions = DecisionReport.decide(cluster, new RoutePolicy(RoutePolicyConfig.from(new MapConfigSource(Map.of()))));
-        String topologySummary = TopologySummary.render(decisions);
+        String topologySummary = SummaryReport.render(decisions);
         out.print(topologySummary);
-        out.println("  (every decision with its reason: bin/ferry topology --topology " + arguments.topology() + ")");
+        out.println("  (every decision with its reason: bin/ferry topology --verbose --topology " + arguments.topology() + ")");
 
         Path directory = Files.createDirectories(arguments.directory().orElseGet(() -> RepositoryPaths.resolve(Path.of(DemoArguments.DEFAULT_DIRECTORY))));
         progress("Starting Spark " + arguments.master() + " with Ferry's plugin, executors placed on " + cluster.name() + " (simulated GPUs)");

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 import dev.ferry.topology.report.DecisionReport;
 import dev.ferry.topology.report.HtmlReport;
@@ -37,8 +38,10 @@ final class DemoReport
         report.heading("The simulated cluster and the bytes each link carried");
         report.paragraph("Each executor JVM is placed on a (node, GPU) of " + arguments.topology() + ". Shuffle counters are kept by the reading executor, "
                 + "so a GPU's link to the NVSwitch or to its NIC shows the bytes the executor on that GPU received over it; the line between the nodes shows "
-                + "all bytes that crossed it; the legend sums each route.");
-        report.svg(SvgRenderer.render(decisions, traffic.bytes()));
+                + "all bytes that crossed it; the legend sums each route. A GPU's link to an NVMe drive is labelled with the route a file on that "
+                + "drive would take (GDS where the drive and kernel allow it); the Parquet the gds reader read is in the legend under the route it "
+                + "really took (HOST, BOUNCE or GDS): its metrics are kept per scan, not per executor, so no single link can be given them.");
+        report.svg(SvgRenderer.render(decisions, drawnBytes(traffic, results)));
         for (String note : traffic.notes()) {
             report.paragraph("Note: " + note);
         }
@@ -51,6 +54,18 @@ final class DemoReport
         DemoQueries.ALL.forEach(query -> queries.add(List.of(query.name(), query.shape(), query.sql())));
         report.table(List.of("query", "shape", "SQL"), queries);
         return report.render();
+    }
+
+    /** The shuffle's link and route bytes, and the scans' bytes per file route (HOST, BOUNCE, GDS) for the legend. */
+    static Map<String, Long> drawnBytes(LinkTraffic.Attribution traffic, DemoResults results)
+    {
+        Map<String, Long> bytes = new TreeMap<>(traffic.bytes());
+        results.gdsReadBytes().forEach((route, count) -> {
+            if (count > 0) {
+                bytes.merge(route, count, Long::sum);
+            }
+        });
+        return bytes;
     }
 
     private static void table(HtmlReport report, DemoTables.Table table)

@@ -23,6 +23,7 @@ import static java.util.Objects.requireNonNull;
  * @param peerMemory {@code --peermem yes|no}: overrides the peer-memory fact of every node
  * @param svg {@code --svg FILE}: also write an SVG drawing of the topology and its routes there
  * @param json print JSON instead of text
+ * @param verbose print every decision in full instead of the summary
  * @param help print usage
  * @param conf {@code --conf key=value} settings
  */
@@ -34,6 +35,7 @@ record TopologyArguments(
         Optional<Boolean> peerMemory,
         Optional<Path> svg,
         boolean json,
+        boolean verbose,
         boolean help,
         Map<String, String> conf)
 {
@@ -41,10 +43,11 @@ record TopologyArguments(
     private static final List<String> KNOWN_KEYS = new TopologyConfigKeys().keys().stream().map(ConfigKey::name).toList();
 
     static final String USAGE = String.join("\n",
-            "Usage: ferry topology [--nvidia-smi FILE | --topology FILE | --sysfs DIR | --file PATH] [--peermem yes|no] [--json]",
-            "                      [--svg FILE] [--conf spark.ferry.KEY=VALUE]...",
+            "Usage: ferry topology [--nvidia-smi FILE | --topology FILE | --sysfs DIR | --file PATH] [--peermem yes|no]",
+            "                      [--verbose | --json] [--svg FILE] [--conf spark.ferry.KEY=VALUE]...",
             "",
-            "Prints the device matrix (GPUs, RDMA NICs, NVMe) and every route decision with its reason.",
+            "Prints a summary of the devices (GPUs, RDMA NICs, NVMe) and how many device pairs got each route;",
+            "--verbose prints the device matrix and every route decision with its reason instead.",
             "With no input it probes this machine and says what it could not see.",
             "",
             "  --nvidia-smi FILE   read a 'nvidia-smi topo -m' capture",
@@ -54,7 +57,8 @@ record TopologyArguments(
             "                      or into host memory (HOST) without a GPU; PATH is found through this machine's",
             "                      mount table and /sys, so it cannot go with --nvidia-smi, --topology or --sysfs",
             "  --peermem yes|no    whether a peer-memory module (nvidia_peermem) or DMA-BUF is available",
-            "  --json              print one JSON object instead of text",
+            "  --verbose           print the device matrix and every decision with its rule, reason and runner-up",
+            "  --json              print one JSON object (every decision) instead of text",
             "  --svg FILE          also write an SVG drawing of the nodes, GPUs, NICs, NVMe drives and links, each",
             "                      link labelled with its path and route; the report is still printed",
             "  --conf KEY=VALUE    a spark.ferry.* setting, e.g. spark.ferry.route.p2pLevel=PHB",
@@ -82,6 +86,7 @@ record TopologyArguments(
         Optional<Boolean> peerMemory = Optional.empty();
         Optional<Path> svg = Optional.empty();
         boolean json = false;
+        boolean verbose = false;
         boolean help = false;
         Map<String, String> conf = new LinkedHashMap<>();
         for (int i = 0; i < args.size(); i++) {
@@ -99,6 +104,11 @@ record TopologyArguments(
                 case "--json":
                     noValue(arg, value);
                     json = true;
+                    break;
+                case "--verbose":
+                case "-v":
+                    noValue(arg, value);
+                    verbose = true;
                     break;
                 case "--help":
                 case "-h":
@@ -146,12 +156,15 @@ record TopologyArguments(
         if (inputs > 1) {
             throw new IllegalArgumentException("Give at most one of --nvidia-smi, --topology and --sysfs");
         }
+        if (json && verbose) {
+            throw new IllegalArgumentException("Give one of --json and --verbose: JSON always holds every decision");
+        }
         if (file.isPresent() && inputs > 0) {
             // The mount table and /sys that locate the file are this machine's; a capture, file or tree describes another
             throw new IllegalArgumentException("--file is located through this machine's mount table and /sys, so it goes only with "
                     + "the probe of this machine, not with --nvidia-smi, --topology or --sysfs");
         }
-        return new TopologyArguments(nvidiaSmi, sysfs, topology, file, peerMemory, svg, json, help, conf);
+        return new TopologyArguments(nvidiaSmi, sysfs, topology, file, peerMemory, svg, json, verbose, help, conf);
     }
 
     private static String next(List<String> args, int index, String option)

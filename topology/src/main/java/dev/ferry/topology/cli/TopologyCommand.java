@@ -13,6 +13,7 @@ import dev.ferry.topology.probe.ProbeOptions;
 import dev.ferry.topology.probe.mount.FilePlacementProbe;
 import dev.ferry.topology.report.DecisionReport;
 import dev.ferry.topology.report.JsonReport;
+import dev.ferry.topology.report.SummaryReport;
 import dev.ferry.topology.report.SvgRenderer;
 import dev.ferry.topology.report.TextReport;
 import dev.ferry.topology.route.RoutePolicy;
@@ -34,8 +35,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code ferry topology}: shows a machine's (or a capture's, or a topology file's) devices and every route
- * decision with its reason. Exit codes: 0 done (also when no GPU is seen), 1 bad input or failure, 2 bad arguments.
+ * {@code ferry topology}: shows a machine's (or a capture's, or a topology file's) devices and a summary of its
+ * route decisions, or with {@code --verbose} every decision with its reason. Exit codes: 0 done (also when no GPU is seen), 1 bad input or failure, 2 bad arguments.
  */
 public final class TopologyCommand
 {
@@ -85,7 +86,8 @@ public final class TopologyCommand
             if (arguments.svg().isPresent()) {
                 writeSvg(arguments.svg().get(), report);
             }
-            out.print(arguments.json() ? JsonReport.render(report) + "\n" : TextReport.render(report));
+            out.print(arguments.json() ? JsonReport.render(report) + "\n" : arguments.verbose() ? TextReport.render(report)
+                    : SummaryReport.render(report) + "(--verbose prints the device matrix and every decision with its reason)\n");
             out.flush();
             return OK;
         }

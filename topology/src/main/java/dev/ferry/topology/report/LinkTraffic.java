@@ -26,6 +26,9 @@ import static java.util.Objects.requireNonNull;
  * <li>host network routes ({@code RDMA}, {@code IPOIB_TCP}, {@code TCP}): the network line;</li>
  * <li>{@code PEER_GPU_D2H} (a peer GPU's block read into host memory): the total only; it crossed the
  * sending GPU's PCIe link to host memory, which the drawing has no line for, and no GPU-to-GPU link;</li>
+ * <li>file routes into a GPU ({@code GDS}, {@code BOUNCE}): the reader GPU's link to its closest NVMe drive, under
+ * that route's own key ({@link SvgRenderer#linkKey(String, String, String, Route)}), so BOUNCE bytes over a link
+ * decided GDS are drawn as BOUNCE;</li>
  * <li>every route: its total, for the legend.</li>
  * </ul>
  * Where the sender cannot be told from the reader alone (more than one other GPU on a node without a switch,
@@ -35,6 +38,7 @@ public final class LinkTraffic
 {
     private static final Set<Route> GPU_PAIR_ROUTES = Set.of(Route.NVLINK, Route.PCIE_P2P, Route.HOST_STAGED);
     private static final Set<Route> GPU_NIC_ROUTES = Set.of(Route.GPUDIRECT_RDMA, Route.RDMA_HOST_STAGED);
+    private static final Set<Route> GPU_FILE_ROUTES = Set.of(Route.GDS, Route.BOUNCE);
     private static final Set<Route> NETWORK_ROUTES = Set.of(Route.GPUDIRECT_RDMA, Route.RDMA_HOST_STAGED, Route.RDMA, Route.IPOIB_TCP, Route.TCP);
 
     /** Where an executor sits in the topology: its node, and its GPU when the node has one. */
@@ -88,6 +92,9 @@ public final class LinkTraffic
             if (GPU_NIC_ROUTES.contains(route.get()) && place.gpu().isPresent()) {
                 closestNic(node.get(), place.gpu().get()).ifPresent(nic -> bytes.merge(SvgRenderer.linkKey(place.host(), place.gpu().get(), nic), count, Long::sum));
             }
+            if (GPU_FILE_ROUTES.contains(route.get()) && place.gpu().isPresent()) {
+                closestNvme(node.get(), place.gpu().get()).ifPresent(nvme -> bytes.merge(SvgRenderer.linkKey(place.host(), place.gpu().get(), nvme, route.get()), count, Long::sum));
+            }
             if (NETWORK_ROUTES.contains(route.get())) {
                 if (report.nodes().size() == 2) {
                     bytes.merge(SvgRenderer.networkKey(report.nodes().get(0).node().hostname(), report.nodes().get(1).node().hostname()), count, Long::sum);
@@ -124,6 +131,15 @@ public final class LinkTraffic
                 .distinct()
                 .toList();
         return others.size() == 1 ? Optional.of(SvgRenderer.linkKey(node.hostname(), gpu, others.get(0))) : Optional.empty();
+    }
+
+    /** The NVMe drive closest to {@code gpu} (the drawing's closest path class), ties by name. */
+    private static Optional<String> closestNvme(NodeDecisions decisions, String gpu)
+    {
+        return decisions.gpuNvmes().stream()
+                .filter(decision -> decision.source().equals(gpu))
+                .min(Comparator.comparingInt(SvgRenderer::rank).thenComparing(RouteDecision::target))
+                .map(RouteDecision::target);
     }
 
     /** The NIC closest to {@code gpu} (the drawing's closest path class), ties by name. */

@@ -10,6 +10,7 @@ import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RouteDecision;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -70,6 +71,15 @@ public final class SvgRenderer
             }
         });
         return new Drawing(report, bytes).draw();
+    }
+
+    /**
+     * The key of the bytes one route carried over a link inside a node, e.g. {@code dgx-a:GPU0<->nvme0 BOUNCE}: a link
+     * is drawn with its decided route, and bytes under this key for another route get a line and label of their own.
+     */
+    public static String linkKey(String hostname, String deviceA, String deviceB, Route route)
+    {
+        return linkKey(hostname, deviceA, deviceB) + " " + route.name();
     }
 
     /** The key of a link inside a node, either order: e.g. {@code dgx-a:GPU0<->mlx5_0}; use {@link #NVSWITCH} for a GPU's link to the NVSwitch bar. */
@@ -234,8 +244,8 @@ public final class SvgRenderer
                     }
                     int cx = rowLeft + gpuSlot.get(gpu.name()) * SLOT + BOX_W / 2;
                     String cell = nvlinkCell(decisions.gpuPairs(), gpu.name());
-                    line(cx, barY + 22, cx, gpuTop, "#2e7d32", 3, false);
-                    label(cx, (barY + 22 + gpuTop) / 2, withBytes(cell, linkKey(host, gpu.name(), NVSWITCH)), "#2e7d32");
+                    line(cx, barY + 22, cx, gpuTop, colour(Route.NVLINK), 3, false);
+                    label(cx, (barY + 22 + gpuTop) / 2, withBytes(cell, linkKey(host, gpu.name(), NVSWITCH)), colour(Route.NVLINK));
                 }
                 body.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"22\" rx=\"4\" fill=\"#2e7d32\"/>\n", barX, barY, barW));
                 body.append(text(barX + barW / 2, barY + 15, "NVSwitch: " + switched.size() + " GPUs, every pair NVLINK", "fill=\"#ffffff\" text-anchor=\"middle\" font-weight=\"bold\""));
@@ -264,9 +274,20 @@ public final class SvgRenderer
                     String colour = colour(link.route());
                     line(gx, gpuBottom, dx, deviceTop, colour, 1.6, dash(link.route()).length() > 0);
                     String label = link.path() + " " + link.route();
-                    Long carried = bytes.get(linkKey(host, link.source(), device.name()));
+                    Long carried = sum(bytes.get(linkKey(host, link.source(), device.name())), bytes.get(linkKey(host, link.source(), device.name(), link.route())));
                     labelBytes.merge(label, carried == null ? -1L : carried, (a, b) -> a < 0 ? b : b < 0 ? a : a + b);
                     labelColours.put(label, colour);
+                    // Bytes that took another route over this link (a GDS-capable drive read through BOUNCE): a line and label of their own
+                    for (Route other : Route.values()) {
+                        Long otherBytes = other == link.route() ? null : bytes.get(linkKey(host, link.source(), device.name(), other));
+                        if (otherBytes == null) {
+                            continue;
+                        }
+                        line(gx + 5, gpuBottom, dx + 5, deviceTop, colour(other), 1.6, RouteColours.dashed(other));
+                        String otherLabel = link.path() + " " + other;
+                        labelBytes.merge(otherLabel, otherBytes, (a, b) -> a < 0 ? b : a + b);
+                        labelColours.put(otherLabel, colour(other));
+                    }
                 }
                 int k = 0;
                 for (Map.Entry<String, Long> entry : labelBytes.entrySet()) {
@@ -336,8 +357,8 @@ public final class SvgRenderer
         private int legend(int y, int right)
         {
             int x = MARGIN;
-            List<Route> shown = List.of(Route.NVLINK, Route.PCIE_P2P, Route.HOST_STAGED, Route.GPUDIRECT_RDMA, Route.RDMA_HOST_STAGED, Route.RDMA, Route.IPOIB_TCP,
-                    Route.TCP, Route.GDS, Route.BOUNCE);
+            // Every route a line can stand for (LOCAL is an executor's own store: never a line).
+            List<Route> shown = Arrays.stream(Route.values()).filter(route -> route != Route.LOCAL).toList();
             int cx = x;
             int row = y;
             for (Route route : shown) {
@@ -515,6 +536,11 @@ public final class SvgRenderer
         return "IP";
     }
 
+    private static Long sum(Long a, Long b)
+    {
+        return a == null ? b : b == null ? a : Long.valueOf(a + b);
+    }
+
     private static String trim(double value)
     {
         return value == Math.rint(value) ? Long.toString((long) value) : String.format(Locale.ROOT, "%.1f", value);
@@ -528,23 +554,11 @@ public final class SvgRenderer
 
     private static String colour(Route route)
     {
-        return switch (route) {
-            case NVLINK -> "#2e7d32";
-            case PCIE_P2P -> "#6a1b9a";
-            case HOST_STAGED, RDMA_HOST_STAGED, BOUNCE -> "#e67e22";
-            case GPUDIRECT_RDMA, GDS -> "#1565c0";
-            case RDMA -> "#0d47a1";
-            case IPOIB_TCP, TCP -> "#7f8c8d";
-            default -> "#333333";
-        };
+        return RouteColours.colour(route);
     }
 
-    /** Staged routes are dashed: the data takes a detour through host memory. */
     private static String dash(Route route)
     {
-        return switch (route) {
-            case HOST_STAGED, RDMA_HOST_STAGED, BOUNCE, IPOIB_TCP, TCP -> " stroke-dasharray=\"6,4\"";
-            default -> "";
-        };
+        return RouteColours.dashed(route) ? " stroke-dasharray=\"6,4\"" : "";
     }
 }

@@ -44,7 +44,7 @@ class TestTopologyCommand
     @MethodSource("captures")
     void printsMatrixAndDecisionsForEveryCapture(Path capture)
     {
-        Result result = run("--nvidia-smi", capture.toString());
+        Result result = run("--nvidia-smi", capture.toString(), "--verbose");
         assertEquals(0, result.code(), result.err());
         assertTrue(result.out().contains("GPU0"), result.out());
         assertTrue(result.out().contains("CPU Affinity"));
@@ -118,7 +118,7 @@ class TestTopologyCommand
         assertEquals("dgx-a/GPU0", root.get("gpus").get(0).asText());
         assertEquals("RDMA", root.get("network").get(0).get("route").asText());
         assertEquals("GDS", root.get("nvme").get(0).get("route").asText());
-        assertTrue(run("--topology", TestingFiles.examplesDirectory().resolve("workstation.json").toString()).out().contains("nvme0"));
+        assertTrue(run("--topology", TestingFiles.examplesDirectory().resolve("workstation.json").toString(), "--verbose").out().contains("nvme0"));
     }
 
     @Test
@@ -128,7 +128,7 @@ class TestTopologyCommand
         Path svg = temp.resolve("dgx.svg");
         Result text = run("--topology", TestingFiles.examplesDirectory().resolve("dgx-h100-ib-2node.json").toString(), "--svg", svg.toString());
         assertEquals(0, text.code(), text.err());
-        assertTrue(text.out().contains("== Node dgx-a =="), text.out());
+        assertTrue(text.out().contains("dgx-a: 8 GPU(s)"), text.out());
         assertTrue(Files.readString(svg).startsWith("<?xml"));
         assertTrue(Files.readString(svg).contains("PIX GPUDIRECT_RDMA"));
 
@@ -160,10 +160,40 @@ class TestTopologyCommand
     @Test
     void probingAnEmptySysfsTreeSaysWhatItCouldNotSee(@TempDir Path sysfs)
     {
-        Result result = run("--sysfs", sysfs.toString());
+        Result result = run("--sysfs", sysfs.toString(), "--verbose");
         assertEquals(0, result.code(), result.err());
         assertTrue(result.out().contains("No GPU seen"), result.out());
         assertTrue(result.out().contains("could not run"), result.out());
+        // The summary says it too, one line per probe that could not run
+        Result summary = run("--sysfs", sysfs.toString());
+        assertEquals(0, summary.code(), summary.err());
+        assertTrue(summary.out().contains(": 0 GPU(s), 0 RDMA NIC(s), 0 NVMe\n"), summary.out());
+        assertTrue(summary.out().contains("    not seen: "), summary.out());
+    }
+
+    @Test
+    void theSummaryIsTheDefaultAndVerbosePrintsEveryDecision()
+    {
+        String topology = TestingFiles.examplesDirectory().resolve("dgx-h100-ib-2node.json").toString();
+        Result summary = run("--topology", topology);
+        Result verbose = run("--topology", topology, "--verbose");
+        assertEquals(0, summary.code(), summary.err());
+        assertEquals(0, verbose.code(), verbose.err());
+        List<String> lines = summary.out().lines().toList();
+        assertTrue(lines.size() <= 20, lines.size() + " lines:\n" + summary.out());
+        assertTrue(lines.get(0).startsWith("  cluster ") && lines.get(0).endsWith(": 2 node(s)"), lines.get(0));
+        assertTrue(summary.out().contains("  dgx-a: 8 GPU(s), 8 RDMA NIC(s), "), summary.out());
+        // 28 GPU pairs per node, all over the NVSwitch; each GPU reaches the NICs with GPUDirect RDMA from its own PCIe switch
+        assertTrue(summary.out().contains("    GPU<->GPU NVLINK x28\n"), summary.out());
+        assertTrue(summary.out().matches("(?s).*    GPU<->NIC (\\w+ x\\d+, )*GPUDIRECT_RDMA x\\d+.*"), summary.out());
+        assertTrue(summary.out().contains("  dgx-a <-> dgx-b: RDMA - ") || summary.out().contains("  dgx-b <-> dgx-a: RDMA - "), summary.out());
+        assertTrue(summary.out().endsWith("(--verbose prints the device matrix and every decision with its reason)\n"), summary.out());
+        assertFalse(summary.out().contains("reason: "), summary.out());
+
+        assertTrue(verbose.out().contains("== Node dgx-a =="), verbose.out());
+        assertTrue(verbose.out().contains("reason: "), verbose.out());
+        assertTrue(verbose.out().lines().count() > 10 * lines.size(), verbose.out().lines().count() + " verbose lines");
+        assertEquals(2, run("--topology", topology, "--verbose", "--json").code());
     }
 
     @Test
@@ -220,7 +250,7 @@ class TestTopologyCommand
             throws IOException
     {
         Path here = Path.of("").toAbsolutePath().toRealPath();
-        Result text = run("--file", here.toString());
+        Result text = run("--file", here.toString(), "--verbose");
         assertEquals(0, text.code(), text.err());
         assertTrue(text.out().contains("\nFile " + here + ":\n  "), text.out());
         if (text.out().contains("No GPU seen")) {
@@ -257,7 +287,7 @@ class TestTopologyCommand
         FilePlacementProbe files = TestingStorageMachine.probe(temp, tree);
         ProbeOptions machine = new ProbeOptions(tree.root(), temp.resolve("no-proc"), false);
 
-        Result direct = run(machine, files, "--file", "/ferry-fixture/direct/part-0.parquet");
+        Result direct = run(machine, files, "--file", "/ferry-fixture/direct/part-0.parquet", "--verbose");
         assertEquals(0, direct.code(), direct.err());
         assertTrue(direct.out().contains("File /ferry-fixture/direct/part-0.parquet:\n  ext4 on / (rw,relatime,errors=remount-ro) from /dev/nvme0n1p2, "
                 + "device 259:2; block devices nvme0n1p2; NVMe controller nvme0\n"), direct.out());

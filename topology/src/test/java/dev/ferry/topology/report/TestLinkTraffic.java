@@ -2,6 +2,7 @@ package dev.ferry.topology.report;
 
 import dev.ferry.topology.TestingFiles;
 import dev.ferry.topology.file.TopologyFileReader;
+import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
 import org.junit.jupiter.api.Test;
@@ -59,6 +60,28 @@ class TestLinkTraffic
         assertTrue(svg.contains("NV18 100 B"), svg);
         assertTrue(svg.contains("PIX GPUDIRECT_RDMA 30 B"), svg);
         assertTrue(svg.contains("GPUDIRECT_RDMA: 70 B"), svg);
+    }
+
+    @Test
+    void fileReadsGoOnTheReadersNvmeLinkUnderTheRouteTheyTookAndAreDrawnSo()
+            throws Exception
+    {
+        Map<String, LinkTraffic.Place> places = Map.of("0", place("dgx-a", "GPU0"), "1", place("dgx-a", "GPU1"));
+        LinkTraffic.Attribution traffic = LinkTraffic.attribute(dgx(), places, Map.of(
+                "0", Map.of("BOUNCE", 425L),
+                "1", Map.of("GDS", 9L)));
+        Map<String, Long> bytes = traffic.bytes();
+        String gpu0Nvme = bytes.keySet().stream().filter(key -> key.startsWith("dgx-a:GPU0<->nvme") && key.endsWith(" BOUNCE")).findFirst().orElseThrow(() -> new AssertionError(bytes.toString()));
+        assertEquals(425L, bytes.get(gpu0Nvme));
+        assertEquals(425L, bytes.get("BOUNCE"));
+        assertEquals(9L, bytes.get("GDS"));
+        assertTrue(traffic.notes().isEmpty(), traffic.notes().toString());
+
+        // The GPU0-drive link is decided GDS; the BOUNCE bytes get a BOUNCE label in BOUNCE's colour, not the GDS one
+        String svg = SvgRenderer.render(dgx(), bytes);
+        assertTrue(svg.contains(" BOUNCE 425 B<"), svg);
+        assertTrue(svg.contains("stroke=\"" + RouteColours.colour(Route.BOUNCE) + "\""), svg);
+        assertTrue(svg.contains("BOUNCE: 425 B"), svg);
     }
 
     @Test
