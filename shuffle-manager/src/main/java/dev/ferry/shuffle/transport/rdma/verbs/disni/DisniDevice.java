@@ -76,6 +76,9 @@ final class DisniDevice
             // DiSNI defaults both retry counts to 0, which turns any loss into RETRY_EXC_ERR; 7 is what SparkRDMA uses.
             createdGroup.getConnParam().setRetry_count(RETRY_COUNT);
             createdGroup.getConnParam().setRnr_retry_count(RETRY_COUNT);
+            // initiator_depth/responder_resources cannot be set through DiSNI 2.1: RdmaConnParam's setters throw
+            // "Operation currently not supported" and NativeDispatcher._connect/_accept pass only the retry counts and
+            // private data, so the depths are whatever libdisni's JNI puts in rdma_conn_param (issue 17 item 6 open).
             this.server = createdGroup.createServerEndpoint();
             server.bind(listenAddress, BACKLOG);
             IbvPd pd = server.getPd();
