@@ -6,9 +6,6 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
@@ -18,22 +15,11 @@ final class ExampleJars
 {
     private ExampleJars() {}
 
-    /**
-     * A copy of the shaded jar users pass to {@code --jars}: the path Maven configured
-     * ({@code ferry.plugin.jar}), else the plugin module's {@code target/}, built by its package phase.
-     */
+    /** A copy of the shaded jar users pass to {@code --jars} ({@link PluginJar#jar()}). */
     static Path pluginJar(Path directory)
             throws IOException
     {
-        List<Path> candidates = new ArrayList<>();
-        Optional.ofNullable(System.getProperty("ferry.plugin.jar")).filter(path -> !path.isEmpty()).map(Path::of).ifPresent(candidates::add);
-        candidates.add(Path.of("..", "plugin", "target", "ferry-spark-plugin-0.1.0-SNAPSHOT.jar").toAbsolutePath().normalize());
-        for (Path candidate : candidates) {
-            if (Files.isRegularFile(candidate)) {
-                return copy(candidate, directory.resolve("ferry-spark-plugin.jar"));
-            }
-        }
-        throw new IllegalStateException("The shaded plugin jar is not built (looked at " + candidates + "); run mvn install -DskipTests first");
+        return copy(PluginJar.jar(), directory.resolve("ferry-spark-plugin.jar"));
     }
 
     /** The examples' jar from the test class path, or one made from its classes directory (an IDE, a reactor build before packaging). */

@@ -1,20 +1,14 @@
 package dev.ferry.it;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,8 +37,8 @@ class TestStandaloneDeployment
             throws IOException, InterruptedException
     {
         Path directory = Files.createDirectories(Path.of("target", "standalone").toAbsolutePath());
-        Path pluginJar = copy(PluginJar.jar(), directory.resolve("ferry-spark-plugin.jar"));
-        Path applicationJar = applicationJar(directory);
+        Path pluginJar = ExampleJars.pluginJar(directory);
+        Path applicationJar = ExampleJars.examplesJar(directory, "dev.ferry.examples.etl.EtlJob");
         Path input = directory.resolve("input");
         try (StandaloneCluster cluster = StandaloneCluster.start(directory, 2, 1, "1g", 120)) {
             Submit ferry = submit(cluster, directory, "ferry", pluginJar, applicationJar, true, input, List.of("--generate", "20000"));
@@ -123,48 +117,5 @@ class TestStandaloneDeployment
     {
         Matcher matcher = Pattern.compile("route\\." + route + "=(\\d+)").matcher(routes);
         return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
-    }
-
-    /**
-     * The jar holding {@code EtlJob}: the examples module's jar from the test class path, or, when the
-     * class path has its classes directory (an IDE, a reactor build before packaging), a jar made from it.
-     */
-    private static Path applicationJar(Path directory)
-            throws IOException
-    {
-        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            Path path = Path.of(entry);
-            if (!Files.exists(path.resolve("dev/ferry/examples/etl/EtlJob.class")) && !(entry.endsWith(".jar") && path.getFileName().toString().startsWith("ferry-examples"))) {
-                continue;
-            }
-            if (Files.isRegularFile(path)) {
-                return copy(path, directory.resolve("ferry-examples.jar"));
-            }
-            return jar(path, directory.resolve("ferry-examples.jar"));
-        }
-        throw new IllegalStateException("No ferry-examples jar or classes on the test class path");
-    }
-
-    private static Path copy(Path source, Path target)
-            throws IOException
-    {
-        // A copy: another build may replace the original while the cluster reads it.
-        Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
-        return target;
-    }
-
-    private static Path jar(Path classes, Path target)
-            throws IOException
-    {
-        try (OutputStream file = Files.newOutputStream(target);
-                JarOutputStream jar = new JarOutputStream(file);
-                Stream<Path> paths = Files.walk(classes)) {
-            for (Path path : paths.filter(Files::isRegularFile).sorted().toList()) {
-                jar.putNextEntry(new JarEntry(classes.relativize(path).toString().replace(File.separatorChar, '/')));
-                Files.copy(path, jar);
-                jar.closeEntry();
-            }
-        }
-        return target;
     }
 }
