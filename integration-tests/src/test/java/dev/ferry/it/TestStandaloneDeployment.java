@@ -48,8 +48,10 @@ class TestStandaloneDeployment
             assertTrue(Integer.parseInt(ferryExchanges.group(1)) > 0, "Ferry's exchange did not run:\n" + ferry.output());
             assertEquals("0", ferryExchanges.group(2), "Spark's exchange ran although Ferry is on:\n" + ferry.output());
             assertTrue(Long.parseLong(ferryExchanges.group(3)) > 0, "Ferry's shuffle wrote no bytes:\n" + ferry.output());
-            // Two executor JVMs: some blocks are read by the other executor, over Ferry's TCP transport.
-            assertTrue(routeBytes(ferryExchanges.group(4), "TCP") > 0, "No block crossed executors over Ferry's TCP route:\n" + ferry.output());
+            // Two executor JVMs on one host and no topology file: each probes its node and reports it to the driver, so
+            // blocks read by the other executor go through shared memory (HOST_SHM), not TCP.
+            assertTrue(routeBytes(ferryExchanges.group(4), "HOST_SHM") > 0, "No block crossed executors over HOST_SHM (the probed same-node route):\n" + ferry.output());
+            assertEquals(0, routeBytes(ferryExchanges.group(4), "TCP"), "Blocks between two executors of one host went over TCP although their probed node is the same:\n" + ferry.output());
             assertTrue(ferry.output().contains("FerryColumnarExchange"), "The printed plan has no FerryColumnarExchange:\n" + ferry.output());
 
             Matcher plainExchanges = find(EXCHANGES, plain);
