@@ -4,9 +4,7 @@ import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.IntPointer;
 
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Random;
 import java.util.function.Supplier;
 
@@ -26,61 +24,22 @@ final class KernelCheckNative
         System.out.println("kernel check: " + source + " compiled for " + launcher.architecture());
         int failures = 0;
         Random random = new Random(18);
-        for (int valueCount : new int[] {1, 7, 8, 9, 1000, 100_003}) {
-            for (String pattern : new String[] {"all-null", "no-null", "runs", "alternating"}) {
-                int[][] runs = runs(pattern, valueCount, random);
-                int[] lengths = runs[0];
-                byte[] runLevels = new byte[lengths.length];
-                for (int i = 0; i < lengths.length; i++) {
-                    runLevels[i] = (byte) runs[1][i];
-                }
-                byte[] expectedBitmap = ParquetLevelsReference.validity(lengths, runLevels);
-                byte[] bitmap = runLevels(levels, lengths, runLevels, valueCount);
-                failures += report("levels " + pattern + " n=" + valueCount, expectedBitmap, bitmap);
-                int[] positions = ParquetLevelsReference.positions(expectedBitmap, valueCount);
-                int validCount = valueCount == 0 ? 0 : positions[valueCount - 1] + (ParquetLevelsReference.isValid(expectedBitmap, valueCount - 1) ? 1 : 0);
-                for (int width : ParquetLevelsReference.WIDTHS) {
-                    byte[] dense = new byte[validCount * width];
-                    random.nextBytes(dense);
-                    byte[] expected = ParquetLevelsReference.spaced(dense, expectedBitmap, valueCount, width);
-                    byte[] actual = runScatter(scatter, dense, expectedBitmap, positions, valueCount, width);
-                    failures += report("scatter " + pattern + " n=" + valueCount + " width=" + width, expected, actual);
-                }
+        for (ParquetLevelsCase input : ParquetLevelsCase.all(random)) {
+            int valueCount = input.valueCount();
+            byte[] expectedBitmap = input.expectedBitmap();
+            byte[] bitmap = runLevels(levels, input.runLengths(), input.runLevels(), valueCount);
+            failures += report("levels " + input, expectedBitmap, bitmap);
+            int[] positions = ParquetLevelsReference.positions(expectedBitmap, valueCount);
+            int validCount = positions[valueCount - 1] + (ParquetLevelsReference.isValid(expectedBitmap, valueCount - 1) ? 1 : 0);
+            for (int width : ParquetLevelsReference.WIDTHS) {
+                byte[] dense = new byte[validCount * width];
+                random.nextBytes(dense);
+                byte[] expected = ParquetLevelsReference.spaced(dense, expectedBitmap, valueCount, width);
+                byte[] actual = runScatter(scatter, dense, expectedBitmap, positions, valueCount, width);
+                failures += report("scatter " + input + " width=" + width, expected, actual);
             }
         }
         return failures;
-    }
-
-    /** Run lengths (row 0) and levels (row 1) of one input pattern covering valueCount values. */
-    private static int[][] runs(String pattern, int valueCount, Random random)
-    {
-        List<int[]> runs = new ArrayList<>();
-        switch (pattern) {
-            case "all-null" -> runs.add(new int[] {valueCount, 0});
-            case "no-null" -> runs.add(new int[] {valueCount, 1});
-            case "alternating" -> {
-                for (int i = 0; i < valueCount; i++) {
-                    runs.add(new int[] {1, i % 2});
-                }
-            }
-            default -> {
-                int left = valueCount;
-                int level = 1;
-                while (left > 0) {
-                    // Includes zero-length runs, which the kernel must step over.
-                    int length = Math.min(left, random.nextInt(20));
-                    runs.add(new int[] {length, level});
-                    left -= length;
-                    level = random.nextInt(2);
-                }
-            }
-        }
-        int[][] result = new int[2][runs.size()];
-        for (int i = 0; i < runs.size(); i++) {
-            result[0][i] = runs.get(i)[0];
-            result[1][i] = runs.get(i)[1];
-        }
-        return result;
     }
 
     private static byte[] runLevels(LoadedKernel kernel, int[] lengths, byte[] runLevels, int valueCount)
