@@ -132,7 +132,7 @@ stage() {
         echo '```'
     } >> "$REPORT"
 }
-TAIL_PATTERN='tests (successful|failed|skipped|found)|Assumption failed|FAILED|MISMATCH|disagree|agreed|verdict|GB/s|Exception|Error|route|q[0-9]|total|ratio|consumer|checksum|match|device'
+TAIL_PATTERN='PASS|FAIL|unavailable|kernel check|tests (successful|failed|skipped|found)|Assumption failed|FAILED|MISMATCH|disagree|agreed|verdict|GB/s|Exception|Error|route|q[0-9]|total|ratio|consumer|checksum|match|device'
 
 JUNIT=(org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=summary)
 
@@ -152,6 +152,11 @@ fi
 # 3. Copies, IPC into a child JVM and a file read through the device file path (the cuFile verdict).
 stage copies 90 "$JAVA" "${JAVA_OPTS[@]}" -Dferry.bench.dir="$BENCH_DIR" -cp "$CP" dev.ferry.device.bench.CopyBenchmark \
     --backends "$DEVICE" --size "$BENCH_SIZE" --iterations 10 --ipc true --file-read true
+
+# 3b. The kernels: parquet_levels.cu compiled by NVRTC for this device, launched through the driver API on generated
+#     levels and values (nulls, widths 1-16), copied back and compared byte for byte with the Java reference
+#     (PASS/FAIL per case). Prints "unavailable: <reason>" and passes where NVRTC or the driver does not load.
+stage kernels 60 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CP" dev.ferry.device.kernel.KernelCheck
 
 if [ "$FULL" = 1 ]; then
     # 4. The gds reader over a corpus pyarrow writes here, every file against spark.read.parquet, on the device routes.

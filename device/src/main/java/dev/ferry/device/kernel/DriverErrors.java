@@ -1,0 +1,37 @@
+package dev.ferry.device.kernel;
+
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
+import org.bytedeco.cuda.global.cudart;
+import org.bytedeco.cuda.global.nvrtc;
+import org.bytedeco.javacpp.BytePointer;
+import org.bytedeco.javacpp.PointerPointer;
+
+/** Turns CUDA driver API results (CUresult) and NVRTC results into exceptions that say what was being done. */
+final class DriverErrors
+{
+    private DriverErrors() {}
+
+    static String describe(int result)
+    {
+        try (PointerPointer<BytePointer> text = new PointerPointer<>(1)) {
+            if (cudart.cuGetErrorString(result, text) != cudart.CUDA_SUCCESS || text.get(0) == null) {
+                return "unknown error (CUresult " + result + ")";
+            }
+            return new BytePointer(text.get(0)).getString() + " (CUresult " + result + ")";
+        }
+    }
+
+    static void check(int result, String operation)
+    {
+        if (result != cudart.CUDA_SUCCESS) {
+            throw new FerryException(ErrorCategory.EXTERNAL, operation + " failed: " + describe(result));
+        }
+    }
+
+    static String describeNvrtc(int result)
+    {
+        BytePointer text = nvrtc.nvrtcGetErrorString(result);
+        return (text == null ? "unknown error" : text.getString()) + " (nvrtcResult " + result + ")";
+    }
+}

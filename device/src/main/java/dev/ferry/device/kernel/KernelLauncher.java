@@ -1,0 +1,64 @@
+package dev.ferry.device.kernel;
+
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
+import org.bytedeco.cuda.cudart.CUctx_st;
+import org.bytedeco.cuda.cudart.CUfunc_st;
+import org.bytedeco.cuda.cudart.CUmod_st;
+import org.bytedeco.cuda.global.cudart;
+import org.bytedeco.javacpp.BytePointer;
+
+/**
+ * Loads compiled kernels into device 0's primary context with the driver API
+ * ({@code cuModuleLoadData}, {@code cuModuleGetFunction}). Only construct after
+ * {@link KernelProbe#availability()} said available. Never yet run on a GPU.
+ */
+public final class KernelLauncher
+{
+    private final int device;
+    private final String architecture;
+
+    public KernelLauncher()
+    {
+        DriverErrors.check(cudart.cuInit(0), "cuInit");
+        int[] handle = new int[1];
+        DriverErrors.check(cudart.cuDeviceGet(handle, 0), "cuDeviceGet(0)");
+        this.device = handle[0];
+        this.architecture = architecture(device);
+        CUctx_st context = new CUctx_st();
+        DriverErrors.check(cudart.cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
+        DriverErrors.check(cudart.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    }
+
+    /** {@code sm_XY} from the device's compute capability, as NVRTC's --gpu-architecture takes it. */
+    static String architecture(int device)
+    {
+        int[] major = new int[1];
+        int[] minor = new int[1];
+        DriverErrors.check(cudart.cuDeviceGetAttribute(major, cudart.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), "cuDeviceGetAttribute(compute capability major)");
+        DriverErrors.check(cudart.cuDeviceGetAttribute(minor, cudart.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), "cuDeviceGetAttribute(compute capability minor)");
+        return "sm_" + major[0] + minor[0];
+    }
+
+    public String architecture()
+    {
+        return architecture;
+    }
+
+    /** Compiles (or takes from the cache) {@code source} for this device and returns its function {@code functionName}. */
+    public LoadedKernel load(KernelSource source, String functionName)
+    {
+        byte[] image = KernelCompiler.cubin(source, architecture);
+        CUmod_st module = new CUmod_st();
+        try (BytePointer data = new BytePointer(image)) {
+            DriverErrors.check(cudart.cuModuleLoadData(module, data), "cuModuleLoadData of kernel source " + source);
+        }
+        CUfunc_st function = new CUfunc_st();
+        int result = cudart.cuModuleGetFunction(function, module, functionName);
+        if (result != cudart.CUDA_SUCCESS) {
+            cudart.cuModuleUnload(module);
+            throw new FerryException(ErrorCategory.EXTERNAL, "cuModuleGetFunction(" + functionName + ") in kernel source " + source + " failed: " + DriverErrors.describe(result));
+        }
+        return new LoadedKernel(functionName, function);
+    }
+}
