@@ -25,8 +25,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Routes without a topology file: two executor JVMs on this host report a simulated probe (an
  * HGX H100 node from examples/topologies standing in for this machine's NVML and sysfs, through
  * {@code spark.ferry.topology.probeOverride}), the driver merges them into one node, and the
- * device-resident blocks between executor 0 (GPU0) and executor 1 (GPU1) go NVLINK, as the probed
- * GPU pair's NV18 calls for: without probed routes they would go TCP.
+ * device-resident blocks between executor 0 (GPU0) and executor 1 (GPU1) take the GPU pair's IPC
+ * route, as the probed pair's NV18 calls for (NVLINK for a device consumer); Spark's CPU reduce reads
+ * each block out of the peer's GPU into host memory, so the bytes are counted PEER_GPU_D2H. Without
+ * probed routes they would go TCP.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TestProbedRoutes
@@ -68,9 +70,9 @@ class TestProbedRoutes
     }
 
     @Test
-    void sameHostGpuBlocksGoNvlinkFromTheReportedProbes()
+    void sameHostGpuBlocksTakeTheGpuPairRouteFromTheReportedProbes()
     {
-        TopologyClusters.assertRoutes(spark, Set.of("NVLINK"));
+        TopologyClusters.assertRoutes(spark, Set.of("PEER_GPU_D2H"));
         ClusterRegistry registry = FerryDriverPlugin.active().orElseThrow();
         assertEquals(1, registry.view().orElseThrow().nodes().size(), "both executors' reports merged into one node: " + registry.view());
         assertEquals(8, registry.view().orElseThrow().nodes().get(0).gpus().size());
