@@ -125,6 +125,12 @@ public final class SimulatedDevice
         return protectionDomain.registeredRegions();
     }
 
+    /** Regions registered since the device opened, live or not: one {@code ibv_reg_mr} each on a real NIC. */
+    public long regionRegistrations()
+    {
+        return protectionDomain.regionRegistrations();
+    }
+
     public long bar1Used(int device)
     {
         return protectionDomain.bar1Used(device);
