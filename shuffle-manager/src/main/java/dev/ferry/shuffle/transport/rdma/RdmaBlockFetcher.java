@@ -82,6 +82,7 @@ public final class RdmaBlockFetcher
             throw new BlockFetchException(connection.peer(), Optional.empty(), "RDMA connection setup with " + connection.peer() + " failed: " + e.getMessage(), e);
         }
         connection.peerNic(nic.peer());
+        verbs.bindExecutor(connection.peer().executorId(), nic.peer());
         return nic;
     }
 }

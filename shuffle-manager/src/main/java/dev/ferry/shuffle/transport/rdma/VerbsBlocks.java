@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingDeque;
 
@@ -59,6 +60,8 @@ public final class VerbsBlocks
     private final int readChunkBytes;
     private final Duration timeout;
     private final Map<InetSocketAddress, LinkedBlockingDeque<VerbsConnection>> idle = new ConcurrentHashMap<>();
+    // Which executor's NIC each pooled peer listener is, so a departed executor's connections are closed.
+    private final Map<String, Set<InetSocketAddress>> nicsByExecutor = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** Takes ownership of {@code device}. */
@@ -149,6 +152,41 @@ public final class VerbsBlocks
         }
         RdmaAdmission admission = admitter.admit(device.listenAddress().getAddress().getHostAddress());
         return device.connect(new InetSocketAddress(admission.nicHost(), admission.nicPort()), timeout, new ConnectionToken(admission.token()));
+    }
+
+    /** Reader side: {@code nic} is executor {@code executorId}'s NIC listener, for {@link #peerLeft}. */
+    public void bindExecutor(String executorId, InetSocketAddress nic)
+    {
+        requireNonNull(nic, "nic is null");
+        nicsByExecutor.computeIfAbsent(requireNonNull(executorId, "executorId is null"), key -> ConcurrentHashMap.newKeySet()).add(nic);
+    }
+
+    /**
+     * Executor {@code executorId} departed: closes the idle connections to its NIC(s), which would
+     * otherwise hold queue pairs (and the peer's accepted endpoints) until this transport closes.
+     * A connection in use now is closed by its fetch, which fails. Returns how many were closed.
+     */
+    public int peerLeft(String executorId)
+    {
+        Set<InetSocketAddress> nics = nicsByExecutor.remove(requireNonNull(executorId, "executorId is null"));
+        if (nics == null) {
+            return 0;
+        }
+        int count = 0;
+        for (InetSocketAddress nic : nics) {
+            LinkedBlockingDeque<VerbsConnection> pooled = idle.remove(nic);
+            for (VerbsConnection connection = pooled == null ? null : pooled.pollFirst(); connection != null; connection = pooled.pollFirst()) {
+                connection.close();
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** Queue pairs open on this NIC, both directions (for leak checks). */
+    public int openEndpoints()
+    {
+        return device.openEndpoints();
     }
 
     /** Reader side: back to the pool after a fetch that went well; closed (never reused) otherwise. */

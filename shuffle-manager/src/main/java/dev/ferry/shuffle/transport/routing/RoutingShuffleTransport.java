@@ -273,7 +273,8 @@ public final class RoutingShuffleTransport
         // Its staging arena or simulated GPU memory stays mapped here until swept (its process is gone, or its files are).
         deviceReader.ifPresent(DeviceBlockReader::sweepDepartedPeers);
         SharedMappings.process().sweep();
-        return stream.closeConnectionsTo(executorId);
+        int verbsClosed = verbs.map(nic -> nic.peerLeft(executorId)).orElse(0);
+        return verbsClosed + stream.closeConnectionsTo(executorId);
     }
 
     @Override

@@ -68,6 +68,20 @@ public final class RegistrableMemory
                 "simulated device " + device + " memory (" + view.capacity() + " bytes)");
     }
 
+    /** Bytes {@code [offset, +length)} of this memory, as the same kind of memory. */
+    public RegistrableMemory slice(long offset, long length)
+    {
+        if (offset < 0 || length <= 0 || offset > this.length - length) {
+            throw new IllegalArgumentException("Range [" + offset + ", +" + length + ") is outside the " + this.length + " bytes of " + description);
+        }
+        String sliceDescription = "[" + offset + ", +" + length + ") of " + description;
+        if (pointer.isPresent()) {
+            return new RegistrableMemory(device, length, OptionalLong.of(pointer.getAsLong() + offset), Optional.empty(), sliceDescription);
+        }
+        ByteBuffer bytes = view.orElseThrow().duplicate().clear().slice(Math.toIntExact(offset), Math.toIntExact(length));
+        return new RegistrableMemory(device, length, OptionalLong.empty(), Optional.of(bytes), sliceDescription);
+    }
+
     public boolean isDevice()
     {
         return device != HOST;

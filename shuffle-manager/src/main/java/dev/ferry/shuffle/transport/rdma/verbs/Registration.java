@@ -102,6 +102,30 @@ public final class Registration
     }
 
     /**
+     * The block {@code [offset, +length)} of this registration as a registration of its own: the
+     * same keys, addresses offset into the regions, no {@code ibv_reg_mr} of its own. Deregistering
+     * the slice runs {@code released} only; the regions stay registered until this registration is
+     * deregistered (see {@link RegistrationCache}).
+     */
+    public Registration slice(long offset, long length, Deregistrar released)
+    {
+        requireNonNull(released, "released is null");
+        if (!isRegistered()) {
+            throw new IllegalStateException("Cannot slice " + this);
+        }
+        if (length <= 0) {
+            throw new IllegalArgumentException("Cannot slice " + length + " bytes of " + memory);
+        }
+        checkRange(offset, length);
+        List<MemoryRegion> parts = new ArrayList<>();
+        for (RemoteSlice slice : remoteSlices(offset, length)) {
+            MemoryRegion region = regionAt(offset + slice.offset());
+            parts.add(new MemoryRegion(slice.address(), slice.length(), region.lkey(), region.rkey(), region.access(), slice.offset()));
+        }
+        return new Registration(memory.slice(offset, length), parts, released);
+    }
+
+    /**
      * Invalidates every region's keys. Reads posted with them afterwards fail with
      * {@code REM_ACCESS_ERR}. A second call throws.
      */

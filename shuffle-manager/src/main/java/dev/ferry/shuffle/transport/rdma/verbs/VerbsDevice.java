@@ -37,6 +37,12 @@ public interface VerbsDevice
     VerbsConnection connect(InetSocketAddress peer, Duration deadline, ConnectionToken token)
             throws VerbsException;
 
+    /**
+     * Queue pairs open on this device: outgoing connections not yet closed plus accepted ones whose
+     * peer has not disconnected (a departed peer's are closed and no longer counted). For leak checks.
+     */
+    int openEndpoints();
+
     /** Closes the listener, every connection and the protection domain. Registrations should be deregistered first. */
     @Override
     void close();

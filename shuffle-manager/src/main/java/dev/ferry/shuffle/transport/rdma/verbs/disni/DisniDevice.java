@@ -72,7 +72,7 @@ final class DisniDevice
             int timeoutMillis = Math.toIntExact(Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()));
             createdGroup = new GatedEndpointGroup(timeoutMillis, settings.queueDepth(), 1, settings.completionQueueSize(), admissions);
             GatedEndpointGroup groupRef = createdGroup;
-            createdGroup.init((id, serverSide) -> new DisniEndpoint(groupRef, id, serverSide));
+            createdGroup.init((id, serverSide) -> new DisniEndpoint(groupRef, id, serverSide, this::disconnected));
             // DiSNI defaults both retry counts to 0, which turns any loss into RETRY_EXC_ERR; 7 is what SparkRDMA uses.
             createdGroup.getConnParam().setRetry_count(RETRY_COUNT);
             createdGroup.getConnParam().setRnr_retry_count(RETRY_COUNT);
@@ -193,11 +193,35 @@ final class DisniDevice
         });
     }
 
+    /**
+     * DiSNI's CM thread: {@code endpoint}'s peer disconnected (closed its queue pair, or departed).
+     * An accepted endpoint is dropped and closed off that thread (close waits on CM events); an
+     * outgoing one stays with its {@link DisniConnection}, whose next post fails and whose owner closes it.
+     */
+    private void disconnected(DisniEndpoint endpoint)
+    {
+        if (accepted.remove(endpoint) && !closed.get()) {
+            closeLater(endpoint);
+        }
+    }
+
+    @Override
+    public int openEndpoints()
+    {
+        return connections.size() + accepted.size();
+    }
+
     private void acceptLoop()
     {
         while (!closed.get()) {
             try {
-                accepted.add(server.accept());
+                DisniEndpoint endpoint = server.accept();
+                accepted.add(endpoint);
+                if (!endpoint.isConnected()) {
+                    // accept returns once the queue pair is ESTABLISHED or closed; closed here means
+                    // disconnected between the accept and the add, so the callback found nothing to remove.: the callback found nothing to remove.
+                    disconnected(endpoint);
+                }
             }
             catch (IOException | RuntimeException e) {
                 DisniEndpoint refused = group.pollRefused();

@@ -2,13 +2,17 @@ package dev.ferry.shuffle.transport.rdma.verbs.disni;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.function.Consumer;
 
 import com.ibm.disni.RdmaEndpoint;
 import com.ibm.disni.RdmaEndpointGroup;
 import com.ibm.disni.util.MemoryUtils;
+import com.ibm.disni.verbs.RdmaCmEvent;
 import com.ibm.disni.verbs.RdmaCmId;
 import com.ibm.disni.verbs.RdmaConnParam;
 import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
+
+import static java.util.Objects.requireNonNull;
 
 /**
  * A plain DiSNI endpoint: Ferry posts READs and polls its own CQ, so no receive buffers and no
@@ -24,10 +28,25 @@ final class DisniEndpoint
     // Referenced so the native memory behind private_data lives as long as the endpoint.
     private ByteBuffer privateData;
 
-    DisniEndpoint(RdmaEndpointGroup<? extends RdmaEndpoint> group, RdmaCmId idPriv, boolean serverSide)
+    private final Consumer<DisniEndpoint> onDisconnected;
+
+    /** {@code onDisconnected}: told (on DiSNI's CM thread) when the peer disconnects or its device goes away; it must not block. */
+    DisniEndpoint(RdmaEndpointGroup<? extends RdmaEndpoint> group, RdmaCmId idPriv, boolean serverSide, Consumer<DisniEndpoint> onDisconnected)
             throws IOException
     {
         super(group, idPriv, serverSide);
+        this.onDisconnected = requireNonNull(onDisconnected, "onDisconnected is null");
+    }
+
+    @Override
+    public synchronized void dispatchCmEvent(RdmaCmEvent cmEvent)
+            throws IOException
+    {
+        super.dispatchCmEvent(cmEvent);
+        int event = cmEvent.getEvent();
+        if (event == RdmaCmEvent.EventType.RDMA_CM_EVENT_DISCONNECTED.ordinal() || event == RdmaCmEvent.EventType.RDMA_CM_EVENT_DEVICE_REMOVAL.ordinal()) {
+            onDisconnected.accept(this);
+        }
     }
 
     /** Makes the next connect carry {@code token}, with the retry counts of {@code groupParam}. */

@@ -125,6 +125,20 @@ public final class SimulatedDevice
         return protectionDomain.registeredRegions();
     }
 
+    @Override
+    public int openEndpoints()
+    {
+        // A responder's socket leaves the set when its requester disconnects or departs (EOF), as a
+        // real listener's queue pair goes with its peer's DISCONNECTED event.
+        return connections.size() + responderSockets.size();
+    }
+
+    /** Regions registered since the device opened, live or not: one {@code ibv_reg_mr} each on a real NIC. */
+    public long regionRegistrations()
+    {
+        return protectionDomain.regionRegistrations();
+    }
+
     public long bar1Used(int device)
     {
         return protectionDomain.bar1Used(device);

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ferry.shuffle.transport.rdma.verbs.Access;
 import dev.ferry.shuffle.transport.rdma.verbs.CompletionStatus;
@@ -45,6 +46,7 @@ final class SimulatedProtectionDomain
     private final Map<Integer, SimulatedRegion> byRkey = new ConcurrentHashMap<>();
     private final Map<Integer, SimulatedRegion> byLkey = new ConcurrentHashMap<>();
     private final Map<Integer, Long> bar1Used = new HashMap<>();
+    private final AtomicLong regionRegistrations = new AtomicLong();
     private long nextAddress;
 
     SimulatedProtectionDomain(String deviceName, SimulatedNicOptions options, int maxRegionBytes)
@@ -83,6 +85,7 @@ final class SimulatedProtectionDomain
                 MemoryRegion region = new MemoryRegion(address, chunk.length(), lkey, rkey, access, chunk.offset());
                 ByteBuffer bytes = view.slice(Math.toIntExact(chunk.offset()), chunk.length());
                 SimulatedRegion entry = new SimulatedRegion(region, bytes, memory.device());
+                regionRegistrations.incrementAndGet();
                 byLkey.put(lkey, entry);
                 byRkey.put(rkey, entry);
                 regions.add(region);
@@ -173,6 +176,12 @@ final class SimulatedProtectionDomain
     int registeredRegions()
     {
         return byLkey.size();
+    }
+
+    /** Regions registered since the domain opened: one {@code ibv_reg_mr} each on a real NIC. */
+    long regionRegistrations()
+    {
+        return regionRegistrations.get();
     }
 
     synchronized long bar1Used(int device)
