@@ -20,6 +20,12 @@ public final class KernelLauncher
 
     public KernelLauncher()
     {
+        // Checked before the first cudart call: on a machine without libcuda/libnvrtc a caller that skipped
+        // the probe gets the probe's reason, never an UnsatisfiedLinkError from JavaCPP's loader.
+        KernelAvailability availability = KernelProbe.availability();
+        if (!availability.available()) {
+            throw new FerryException(ErrorCategory.EXTERNAL, "CUDA kernels are unavailable: " + availability.reason());
+        }
         DriverErrors.check(cudart.cuInit(0), "cuInit");
         int[] handle = new int[1];
         DriverErrors.check(cudart.cuDeviceGet(handle, 0), "cuDeviceGet(0)");
