@@ -59,6 +59,17 @@ public final class RoutePolicy
         return gpuPairs.decide(node, sourceGpu, readerGpu, requireNonNull(consumer, "consumer is null"));
     }
 
+    /**
+     * The next route for a peer whose route {@code refused} could not be used between the two
+     * processes ({@code why}: an IPC handle that cannot be opened, GPU memory the NIC refused, shared
+     * memory not visible), as {@link RouteFallbacks} lists them; empty after the stream (TCP), which
+     * has nothing further to fall back to. The runner-up's reason says what was refused and why.
+     */
+    public Optional<RunnerUp> fallbackAfter(Route refused, String why)
+    {
+        return RouteFallbacks.after(requireNonNull(refused, "refused is null"), requireNonNull(why, "why is null"));
+    }
+
     /** A GPU and an RDMA NIC of one node: GPUDIRECT_RDMA or RDMA_HOST_STAGED. */
     public RouteDecision gpuToNic(NodeTopology node, String gpu, String nic)
     {

@@ -12,9 +12,9 @@ import dev.ferry.shuffle.transport.server.HeldBlocks;
 import dev.ferry.shuffle.transport.server.RouteServer;
 import dev.ferry.shuffle.transport.server.ServedBlocks;
 import dev.ferry.shuffle.transport.wire.BlockLocation;
-import dev.ferry.shuffle.transport.wire.FetchFailure;
 import dev.ferry.shuffle.transport.wire.FetchRequest;
 import dev.ferry.shuffle.transport.wire.FrameWriter;
+import dev.ferry.shuffle.transport.wire.RouteRefusal;
 
 import static java.util.Objects.requireNonNull;
 
@@ -22,7 +22,9 @@ import static java.util.Objects.requireNonNull;
  * GPUDIRECT_RDMA's server side: a block borrowed from the device store has its device memory
  * registered with the NIC and is answered with {@link dev.ferry.shuffle.transport.wire.RemoteSlices}
  * of device memory; a block the store holds in host memory is registered from there (the slices say
- * host memory, and the reader counts RDMA_HOST_STAGED).
+ * host memory, and the reader counts RDMA_HOST_STAGED). GPU memory the NIC refuses to register
+ * ({@code ibv_reg_mr}: no peer memory, BAR1 full) is answered with a {@link RouteRefusal}, not a
+ * failure: the reader falls back for this peer to RDMA_HOST_STAGED.
  */
 public final class GpuRdmaBlockServer
         implements RouteServer
@@ -49,7 +51,9 @@ public final class GpuRdmaBlockServer
                     export = verbs.exportDevice(blocks.deviceBlocks().orElseThrow().runtime(), lease.get());
                 }
                 catch (IOException | RuntimeException e) {
-                    writer.write(new FetchFailure(request.requestId(), index, "Cannot register the GPU memory of " + ref + " with " + verbs.deviceName() + ": " + e.getMessage()));
+                    // exportDevice released the lease. The block is fine: the reader falls back for this peer to RDMA_HOST_STAGED and asks again.
+                    writer.write(new BlockLocation(request.requestId(), index,
+                            RouteRefusal.of("Cannot register the GPU memory of " + ref + " with " + verbs.deviceName() + ": " + e.getMessage())));
                     continue;
                 }
                 held.hold(export);

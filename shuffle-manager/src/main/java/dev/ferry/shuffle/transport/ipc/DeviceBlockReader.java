@@ -91,7 +91,7 @@ public final class DeviceBlockReader
             throw new IllegalArgumentException("The landing pool is on device " + landing.device() + ", this reader's GPU is device " + device);
         }
         checkRoute(route);
-        try (DeviceBuffer imported = runtime.openIpc(handle, device)) {
+        try (DeviceBuffer imported = open(handle)) {
             DeviceBuffer target = landing.allocate(imported.length());
             boolean success = false;
             Route carried = route;
@@ -174,7 +174,7 @@ public final class DeviceBlockReader
         if (target.remaining() != handle.length()) {
             throw new IllegalArgumentException("Host buffer has " + target.remaining() + " bytes left, the block " + handle + " has " + handle.length());
         }
-        try (DeviceBuffer imported = runtime.openIpc(handle, device); DeviceStream stream = runtime.newStream(device)) {
+        try (DeviceBuffer imported = open(handle); DeviceStream stream = runtime.newStream(device)) {
             stream.copyToHost(imported, 0, target);
             stream.synchronize();
         }
@@ -221,6 +221,17 @@ public final class DeviceBlockReader
                     event.close();
                 }
             }
+        }
+    }
+
+    /** The exported block opened on this reader's GPU; a backend that cannot open it is an {@link IpcImportRefused}, distinct from a failed copy. */
+    private DeviceBuffer open(IpcHandle handle)
+    {
+        try {
+            return runtime.openIpc(handle, device);
+        }
+        catch (RuntimeException e) {
+            throw new IpcImportRefused(handle, device, e);
         }
     }
 

@@ -8,6 +8,7 @@ import dev.ferry.device.IpcHandle;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.RouteUnavailableException;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.client.TcpConnection;
 import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
@@ -18,16 +19,19 @@ import dev.ferry.shuffle.transport.shm.ShmBlockReader;
 import dev.ferry.shuffle.transport.wire.BlockLocation;
 import dev.ferry.shuffle.transport.wire.FetchRoute;
 import dev.ferry.shuffle.transport.wire.IpcLocation;
+import dev.ferry.shuffle.transport.wire.RouteRefusal;
 import dev.ferry.topology.route.Route;
 import org.apache.arrow.memory.BufferAllocator;
 
 /**
  * The client side of the device IPC routes: asks a same-node peer for GPU-resident blocks over
- * CUDA IPC ({@code route}: NVLINK or PCIE_P2P, by the GPUs' link) and copies each from the peer's
- * GPU straight into host memory for Spark's CPU decoder, reported as PEER_GPU_D2H (the peer GPU's
- * D->H over its own PCIe link: no NVLink or peer link is crossed); a block the peer holds in host memory
+ * CUDA IPC ({@code route}: PEER_GPU_D2H, the route policy's answer for a CPU consumer) and copies
+ * each from the peer's GPU straight into host memory for Spark's CPU decoder (the peer GPU's D->H
+ * over its own PCIe link: no NVLink or peer link is crossed); a block the peer holds in host memory
  * arrives through shared memory and is counted on HOST_STAGED (logged once per peer, counted in
- * {@link DeviceRouteFallbacks}).
+ * {@link DeviceRouteFallbacks}). A handle this executor cannot open, or a block the peer cannot
+ * export ({@link RouteRefusal}), fails the request with a {@link RouteUnavailableException}: the
+ * routing transport then falls back for this peer and asks again over the next route.
  */
 public final class IpcBlockFetcher
 {
@@ -42,6 +46,9 @@ public final class IpcBlockFetcher
         FetchedBlocks fetched = tcp.fetch(peer, blocks, route.name(), connection -> {
             carried.clear();
             return connection.exchange(FetchRoute.DEVICE_IPC, blocks, (index, message) -> {
+                if (message instanceof BlockLocation answer && answer.location() instanceof RouteRefusal refusal) {
+                    throw new RouteUnavailableException(route, connection.peer() + " cannot export " + blocks.get(index) + " over CUDA IPC: " + refusal.reason(), null);
+                }
                 if (message instanceof BlockLocation answer && answer.location() instanceof IpcLocation location) {
                     BlockBytes block = copyDown(connection, blocks.get(index), IpcLocations.toHandle(location), allocator, device, route);
                     // A host read of the writer's GPU block is that GPU's D->H, not the pair's peer route: named and counted as such.
@@ -70,6 +77,10 @@ public final class IpcBlockFetcher
         int length = Math.toIntExact(handle.length());
         try {
             return new BlockBytes(device.landInHost(handle, allocator), length);
+        }
+        catch (IpcImportRefused e) {
+            // Separate PID namespaces or pods, no shared /dev/shm: the route does not work with this peer, the block is fine.
+            throw new RouteUnavailableException(route, "this executor " + e.getMessage() + " (block " + block + " of " + connection.peer() + ")", e);
         }
         catch (RuntimeException e) {
             throw new IOException("Copying " + block + " from " + connection.peer() + " over " + route + ": " + e.getMessage(), e);

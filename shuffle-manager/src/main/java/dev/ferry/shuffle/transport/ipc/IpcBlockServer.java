@@ -12,9 +12,9 @@ import dev.ferry.shuffle.transport.server.RouteServer;
 import dev.ferry.shuffle.transport.server.ServedBlocks;
 import dev.ferry.shuffle.transport.shm.ShmBlockServer;
 import dev.ferry.shuffle.transport.wire.BlockLocation;
-import dev.ferry.shuffle.transport.wire.FetchFailure;
 import dev.ferry.shuffle.transport.wire.FetchRequest;
 import dev.ferry.shuffle.transport.wire.FrameWriter;
+import dev.ferry.shuffle.transport.wire.RouteRefusal;
 
 import static java.util.Objects.requireNonNull;
 
@@ -23,7 +23,8 @@ import static java.util.Objects.requireNonNull;
  * store is answered with its exported CUDA IPC handle ({@link dev.ferry.shuffle.transport.wire.IpcLocation})
  * and lent until the peer's next request; a block the store holds in host memory (spilled, or the
  * store fell back to host) is answered through shared memory, and the location's kind tells the
- * reader so (it counts HOST_STAGED).
+ * reader so (it counts HOST_STAGED). A block that cannot be exported is answered with a
+ * {@link RouteRefusal}, not a failure: the reader falls back to the next route.
  */
 public final class IpcBlockServer
         implements RouteServer
@@ -49,7 +50,8 @@ public final class IpcBlockServer
                 }
                 catch (RuntimeException e) {
                     lease.get().close();
-                    writer.write(new FetchFailure(request.requestId(), index, "Cannot export " + ref + " over CUDA IPC: " + e.getMessage()));
+                    // The block is fine; the reader falls back for this peer to the next route and asks again.
+                    writer.write(new BlockLocation(request.requestId(), index, RouteRefusal.of("Cannot export " + ref + " over CUDA IPC: " + e.getMessage())));
                     continue;
                 }
                 // Importers hold the exported memory through its IPC lease; ours keeps the block from spilling meanwhile.

@@ -15,6 +15,7 @@ import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.RouteUnavailableException;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
 import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
@@ -23,6 +24,7 @@ import dev.ferry.shuffle.transport.gpurdma.GpuRdmaBlockFetcher;
 import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
 import dev.ferry.shuffle.transport.ipc.DeviceLanding;
 import dev.ferry.shuffle.transport.ipc.IpcBlockFetcher;
+import dev.ferry.shuffle.transport.metrics.PeerRouteFallbacks;
 import dev.ferry.shuffle.transport.metrics.PeerRouteLog;
 import dev.ferry.shuffle.transport.metrics.RouteCounters;
 import dev.ferry.shuffle.transport.rdma.RdmaBlockFetcher;
@@ -31,9 +33,11 @@ import dev.ferry.shuffle.transport.shm.ShmBlockFetcher;
 import dev.ferry.shuffle.transport.shm.ShmBlockReader;
 import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.model.NodeTopology;
+import dev.ferry.topology.route.BlockConsumer;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RouteDecision;
 import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.topology.route.RunnerUp;
 import org.apache.arrow.memory.BufferAllocator;
 
 import static java.util.Objects.requireNonNull;
@@ -42,8 +46,10 @@ import static java.util.Objects.requireNonNull;
  * Picks a route per peer from the cluster topology and where the peer's blocks live, as the
  * {@link RoutePolicy} decides it: host-resident blocks of the same node {@code HOST_SHM}, of another
  * node {@code RDMA}, {@code IPOIB_TCP} or {@code TCP} ({@link RoutePolicy#nodeToNode}); GPU-resident
- * blocks {@code NVLINK}, {@code PCIE_P2P} or {@code HOST_STAGED} on the same node
- * ({@link RoutePolicy#gpuToGpu}) and {@code GPUDIRECT_RDMA} or {@code RDMA_HOST_STAGED} across nodes
+ * blocks on the same node as the policy decides them for Spark's reduce side, a CPU consumer
+ * ({@link RoutePolicy#gpuToGpu(NodeTopology, String, String, BlockConsumer)}: {@code PEER_GPU_D2H},
+ * one D->H out of the peer's GPU, where {@code NVLINK} / {@code PCIE_P2P} would be a device
+ * consumer's peer copy), and {@code GPUDIRECT_RDMA} or {@code RDMA_HOST_STAGED} across nodes
  * ({@link RoutePolicy#gpuAcrossNodes}).
  *
  * <p>Data paths: {@code HOST_SHM} (the peer publishes blocks in shared memory, only handles cross
@@ -67,12 +73,25 @@ import static java.util.Objects.requireNonNull;
  * goes over the stream transport. The route reported, counted and logged is always the one that carried the bytes,
  * with the decision and any fallback in the reason. The choice
  * per peer is made once and logged once ({@link PeerRouteLog}); every block is counted in
- * {@link RouteCounters}. Thread-safe.
+ * {@link RouteCounters}.
+ *
+ * <p>Fallbacks per peer: a route that turns out not to work with a peer when first used (an IPC
+ * handle this executor cannot open: the exporter's pid is not visible, no shared {@code /dev/shm};
+ * GPU memory the peer's NIC refuses to register; a shared-memory file not visible here) fails its
+ * request with a {@link RouteUnavailableException}. The peer's route then becomes the policy's next
+ * choice ({@link RoutePolicy#fallbackAfter}), logged once as a change with the reason and counted
+ * ({@link #fallbacks()}), and the request is fetched again over it; later fetches from that peer go
+ * straight there. Each step moves further down a chain that ends at TCP, so a request is fetched at
+ * most four times and never loops; nothing reruns a stage. Thread-safe.
  */
 public final class RoutingShuffleTransport
         implements ShuffleTransport
 {
     private static final long BOUNCE_BYTES = 4L << 20;
+    /** Spark's reduce side decodes blocks on the CPU: the consumer every GPU-resident block's route is decided for. */
+    private static final BlockConsumer CONSUMER = BlockConsumer.CPU;
+    /** The longest fallback chain of the route policy (PEER_GPU_D2H -> HOST_STAGED -> TCP; GPUDIRECT_RDMA -> RDMA_HOST_STAGED -> TCP), with room to spare. */
+    private static final int MAX_FALLBACKS = 3;
 
     private final ClusterTopology cluster;
     private final ExecutorPlace self;
@@ -88,11 +107,14 @@ public final class RoutingShuffleTransport
     private final Optional<DeviceLanding> device;
     private final Optional<DeviceBlockReader> deviceReader;
     private final Map<String, PeerRoute> choices = new ConcurrentHashMap<>();
+    private final PeerRouteFallbacks fallbacks = new PeerRouteFallbacks();
     private final SparkCryptoSettings crypto;
     /** Routes whose blocks a one-sided READ carries outside the (encrypted) stream. */
     private static final Set<Route> ONE_SIDED = EnumSet.of(Route.RDMA, Route.RDMA_HOST_STAGED, Route.GPUDIRECT_RDMA);
     /** Routes that leave a block in shared memory or an exported device buffer beyond its request. */
-    private static final Set<Route> SHARED_MEMORY = EnumSet.of(Route.HOST_SHM, Route.HOST_STAGED, Route.NVLINK, Route.PCIE_P2P);
+    private static final Set<Route> SHARED_MEMORY = EnumSet.of(Route.HOST_SHM, Route.HOST_STAGED, Route.NVLINK, Route.PCIE_P2P, Route.PEER_GPU_D2H);
+    /** Routes whose blocks come over CUDA IPC (the IPC fetcher). */
+    private static final Set<Route> DEVICE_IPC = EnumSet.of(Route.PEER_GPU_D2H, Route.NVLINK, Route.PCIE_P2P);
 
     /** {@code verbs}: this executor's NIC for the RDMA routes, or empty with {@code noVerbsReason}. */
     public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
@@ -122,9 +144,26 @@ public final class RoutingShuffleTransport
             Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log, Optional<DeviceLanding> device, long hostLandingRetainBytes,
             SparkCryptoSettings crypto)
     {
+        this(cluster, self, policy, stream, shmDirectory, shm, verbs, noVerbsReason, counters, log, device,
+                device.map(landing -> deviceReader(landing, counters, hostLandingRetainBytes)), crypto);
+    }
+
+    /**
+     * As above, with the device block reader (and its pinned host landing pool) made once by the
+     * caller with {@link #deviceReader} and shared by every routing transport built over it (a
+     * probed view rebuilds this transport over a larger map: one landing pool, not one per map); like
+     * the stream and the NIC it is closed by whichever transport is closed last.
+     */
+    public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
+            Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log, Optional<DeviceLanding> device,
+            Optional<DeviceBlockReader> deviceReader, SparkCryptoSettings crypto)
+    {
         this.crypto = requireNonNull(crypto, "crypto is null");
         this.device = requireNonNull(device, "device is null");
-        this.deviceReader = device.map(landing -> new DeviceBlockReader(landing.runtime(), landing.device(), counters, BOUNCE_BYTES, hostLandingRetainBytes));
+        this.deviceReader = requireNonNull(deviceReader, "deviceReader is null");
+        if (device.isPresent() != deviceReader.isPresent()) {
+            throw new IllegalArgumentException("A device landing needs a device block reader and the reverse");
+        }
         this.cluster = requireNonNull(cluster, "cluster is null");
         this.self = requireNonNull(self, "self is null");
         this.policy = requireNonNull(policy, "policy is null");
@@ -136,6 +175,18 @@ public final class RoutingShuffleTransport
         this.counters = requireNonNull(counters, "counters is null");
         this.log = requireNonNull(log, "log is null");
         cluster.node(self.node()).orElseThrow(() -> new IllegalArgumentException("This executor's node " + self.node() + " is not in topology " + cluster.name()));
+    }
+
+    /** The reader of blocks out of peers' GPUs for {@code landing}'s runtime and GPU, with a pinned host landing pool keeping {@code hostLandingRetainBytes} idle. */
+    public static DeviceBlockReader deviceReader(DeviceLanding landing, RouteCounters counters, long hostLandingRetainBytes)
+    {
+        return new DeviceBlockReader(landing.runtime(), landing.device(), counters, BOUNCE_BYTES, hostLandingRetainBytes);
+    }
+
+    /** Peers that fell back to the next route, per step. */
+    public PeerRouteFallbacks fallbacks()
+    {
+        return fallbacks;
     }
 
     /** Not one route: each fetch reports the route its peer got ({@link #choose}). */
@@ -153,7 +204,7 @@ public final class RoutingShuffleTransport
     /** The route to {@code peer}, decided on first use and then kept (a peer's place and store do not change). */
     public PeerRoute choose(PeerAddress peer)
     {
-        return choices.computeIfAbsent(peer.executorId() + "@" + peer.topologyInfo(), ignored -> {
+        return choices.computeIfAbsent(key(peer), ignored -> {
             PeerRoute choice = decide(peer);
             log.record("executor " + peer.executorId(), choice.carrier(), choice.reason());
             return choice;
@@ -176,7 +227,7 @@ public final class RoutingShuffleTransport
         String where = "peer " + place.get() + (deviceBlocks ? " (blocks in GPU memory)" : " (blocks in host memory)") + " -> " + self;
         RouteDecision decision;
         if (deviceBlocks) {
-            decision = sameNode ? policy.gpuToGpu(localNode, place.get().gpu().get(), self.gpu().get())
+            decision = sameNode ? policy.gpuToGpu(localNode, place.get().gpu().get(), self.gpu().get(), CONSUMER)
                     : policy.gpuAcrossNodes(peerNode.get(), place.get().gpu().get(), localNode, self.gpu().get());
         }
         else {
@@ -200,6 +251,7 @@ public final class RoutingShuffleTransport
                 // The READ lands in host memory here, so this executor needs a NIC, not a GPU.
                 carrier = verbs.isPresent() ? (deviceBlocks ? decided : Route.RDMA_HOST_STAGED) : Route.TCP;
                 break;
+            case PEER_GPU_D2H:
             case NVLINK:
             case PCIE_P2P:
                 carrier = sameNode && deviceBlocks && device.isPresent() ? decided : sameNode ? (deviceBlocks ? Route.HOST_STAGED : Route.HOST_SHM) : Route.TCP;
@@ -211,14 +263,13 @@ public final class RoutingShuffleTransport
         }
         if (carrier != decided) {
             boolean noVerbs = (carrier == Route.TCP) && verbs.isEmpty() && EnumSet.of(Route.RDMA, Route.RDMA_HOST_STAGED, Route.GPUDIRECT_RDMA).contains(decided);
-            boolean noDevice = EnumSet.of(Route.NVLINK, Route.PCIE_P2P).contains(decided) && device.isEmpty();
+            boolean noDevice = DEVICE_IPC.contains(decided) && device.isEmpty();
             reason += noVerbs ? "; no verbs layer here (" + noVerbsReason + "), carried over " + carrier
                     : noDevice ? "; this executor has no device runtime to open " + decided + " IPC handles with, carried over " + carrier
                     : "; the " + decided + " data path is not wired into the shuffle, carried over " + carrier;
         }
-        else if (EnumSet.of(Route.NVLINK, Route.PCIE_P2P, Route.GPUDIRECT_RDMA).contains(decided)) {
+        else if (DEVICE_IPC.contains(decided) || decided == Route.GPUDIRECT_RDMA) {
             reason += "; blocks the peer has spilled off its GPU go " + (decided == Route.GPUDIRECT_RDMA ? Route.RDMA_HOST_STAGED : Route.HOST_STAGED);
-            reason += decided == Route.GPUDIRECT_RDMA ? "" : "; the CPU reduce side reads each block out of the peer's GPU into host memory: counted " + Route.PEER_GPU_D2H;
         }
         if (crypto.networkCrypto() && ONE_SIDED.contains(carrier)) {
             reason += "; " + SparkCryptoSettings.NETWORK_CRYPTO + " is on and RDMA READs would carry the blocks unencrypted: carried over TCP, encrypted";
@@ -236,13 +287,64 @@ public final class RoutingShuffleTransport
     public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator)
             throws IOException
     {
-        PeerRoute choice = choose(peer);
+        // Every refusal moves the peer further down the policy's chain, which ends at TCP within MAX_FALLBACKS steps;
+        // the bound also holds if the peer's choice is dropped (it left) and decided again meanwhile.
+        for (int attempt = 0; ; attempt++) {
+            PeerRoute choice = choose(peer);
+            try {
+                return fetchOver(choice, peer, blocks, allocator);
+            }
+            catch (IOException e) {
+                Optional<RouteUnavailableException> refused = RouteUnavailableException.in(e);
+                if (refused.isEmpty() || attempt >= MAX_FALLBACKS || !fallBack(peer, choice, refused.get())) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code peer}'s route {@code failed} did not work: its route becomes the policy's next choice,
+     * logged once as a change with the reason, and counted. False when there is none (TCP refused
+     * nothing that a fallback could avoid). Concurrent fetches that hit the same refusal fall back once.
+     */
+    private boolean fallBack(PeerAddress peer, PeerRoute failed, RouteUnavailableException refused)
+    {
+        Optional<RunnerUp> next = policy.fallbackAfter(failed.carrier(), refused.reason());
+        if (next.isEmpty()) {
+            return false;
+        }
+        String key = key(peer);
+        boolean[] moved = new boolean[1];
+        PeerRoute now = choices.compute(key, (ignored, current) -> {
+            if (current != null && current.carrier() != failed.carrier()) {
+                // Another fetch already moved this peer on.
+                return current;
+            }
+            moved[0] = true;
+            return new PeerRoute(failed.decided(), next.get().route(), failed.reason() + "; fell back to " + next.get().route() + ": " + next.get().whyNot());
+        });
+        if (moved[0]) {
+            fallbacks.record(failed.carrier(), now.carrier());
+            log.record("executor " + peer.executorId(), now.carrier(), now.reason());
+        }
+        return true;
+    }
+
+    private static String key(PeerAddress peer)
+    {
+        return peer.executorId() + "@" + peer.topologyInfo();
+    }
+
+    private FetchedBlocks fetchOver(PeerRoute choice, PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator allocator)
+            throws IOException
+    {
         Route carrier = choice.carrier();
         if (carrier == Route.HOST_SHM) {
             // ShmBlockReader counts each block on HOST_SHM itself.
             return ShmBlockFetcher.fetch(stream, peer, blocks, allocator, carrier.name(), shm);
         }
-        if (carrier == Route.NVLINK || carrier == Route.PCIE_P2P) {
+        if (DEVICE_IPC.contains(carrier)) {
             // DeviceBlockReader counts each block on the device route, the connection the spilled ones on HOST_STAGED.
             return IpcBlockFetcher.fetch(stream, peer, blocks, allocator, carrier, deviceReader.orElseThrow(), unCountedShm, counters);
         }

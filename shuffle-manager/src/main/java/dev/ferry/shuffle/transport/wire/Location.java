@@ -8,7 +8,7 @@ import java.nio.ByteBuffer;
  * bytes). Values compare by value.
  */
 public sealed interface Location
-        permits ShmLocation, IpcLocation, RemoteSlices
+        permits ShmLocation, IpcLocation, RemoteSlices, RouteRefusal
 {
     /** The kind byte that starts the location on the wire. */
     Kind kind();
@@ -27,13 +27,16 @@ public sealed interface Location
             case SHARED_MEMORY -> ShmLocation.decode(source);
             case IPC -> IpcLocation.decode(source);
             case REMOTE_SLICES -> RemoteSlices.decode(source);
+            case ROUTE_REFUSAL -> RouteRefusal.decode(source);
         };
     }
 
     /** The kinds of location; ids are part of the protocol and never reused. */
     enum Kind
     {
-        SHARED_MEMORY(1), IPC(2), REMOTE_SLICES(3);
+        SHARED_MEMORY(1), IPC(2), REMOTE_SLICES(3),
+        /** Not a place: the server cannot serve the block over the requested route ({@link RouteRefusal}). */
+        ROUTE_REFUSAL(4);
 
         private final byte id;
 

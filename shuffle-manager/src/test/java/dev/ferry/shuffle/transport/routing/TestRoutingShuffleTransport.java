@@ -138,8 +138,10 @@ class TestRoutingShuffleTransport
             assertEquals(Route.HOST_SHM, sameNodeHost.decided());
             assertEquals(Route.HOST_SHM, sameNodeHost.carrier());
             PeerRoute sameNodeDevice = routing.choose(peer("2", 1001, place(nodeA, "GPU1"), true));
-            assertEquals(Route.NVLINK, sameNodeDevice.decided(), sameNodeDevice.reason());
-            assertEquals(Route.HOST_STAGED, sameNodeDevice.carrier(), "no device runtime here to open NVLink IPC handles with: staged through host memory");
+            // Spark's reduce side wants the block in host memory: the policy decides one D->H out of the peer's GPU, not the pair's NVLink.
+            assertEquals(Route.PEER_GPU_D2H, sameNodeDevice.decided(), sameNodeDevice.reason());
+            assertTrue(sameNodeDevice.reason().contains("CPU consumer"), sameNodeDevice.reason());
+            assertEquals(Route.HOST_STAGED, sameNodeDevice.carrier(), "no device runtime here to open IPC handles with: staged through host memory");
             assertTrue(sameNodeDevice.reason().contains("no device runtime"), sameNodeDevice.reason());
             PeerRoute crossNodeDevice = routing.choose(peer("3", 1002, place(nodeB, "GPU0"), true));
             assertEquals(Route.GPUDIRECT_RDMA, crossNodeDevice.decided(), crossNodeDevice.reason());
@@ -316,7 +318,7 @@ class TestRoutingShuffleTransport
             List<ShuffleBlockRef> refs = List.of(first, second);
             PeerAddress sameNode = peer("8", server.port(), place(nodeA, "GPU1"), true);
             PeerAddress otherNode = peer("9", server.port(), place(nodeB, "GPU0"), true);
-            assertEquals(Route.NVLINK, routing.choose(sameNode).carrier(), routing.choose(sameNode).reason());
+            assertEquals(Route.PEER_GPU_D2H, routing.choose(sameNode).carrier(), routing.choose(sameNode).reason());
             assertEquals(Route.GPUDIRECT_RDMA, routing.choose(otherNode).carrier(), routing.choose(otherNode).reason());
             for (PeerAddress peer : List.of(sameNode, otherNode)) {
                 try (FetchedBlocks fetched = routing.fetch(peer, refs, allocator)) {

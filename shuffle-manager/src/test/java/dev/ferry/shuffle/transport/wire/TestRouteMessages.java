@@ -48,6 +48,20 @@ class TestRouteMessages
         assertThrows(IllegalArgumentException.class, () -> FetchRoute.fromId((byte) 9));
     }
 
+    /** A refusal (the route does not work for this block, the reader falls back) round-trips, is cut to its limit, and its length is checked off the wire. */
+    @Test
+    void routeRefusalsRoundTripAndAreBounded()
+            throws IOException
+    {
+        BlockLocation refusal = new BlockLocation(8, 1, RouteRefusal.of("Cannot register the GPU memory of shuffle_4_9_0 with sim_server: no peer memory"));
+        assertEquals(refusal, roundTrip(refusal));
+        assertEquals(Location.Kind.ROUTE_REFUSAL, Location.Kind.fromId((byte) 4));
+        String cut = RouteRefusal.of("x".repeat(RouteRefusal.MAX_REASON_CHARS + 100)).reason();
+        assertEquals(RouteRefusal.MAX_REASON_CHARS + 3, cut.length());
+        assertDecodeFails(ByteBuffer.allocate(8 + 4 + 1 + 4 + 3).putLong(1).putInt(0).put(Location.Kind.ROUTE_REFUSAL.id()).putInt(1 << 30).put(new byte[3]),
+                "route refusal reason length");
+    }
+
     @Test
     void sharedMemoryLocationsRoundTripFieldByField()
             throws IOException
