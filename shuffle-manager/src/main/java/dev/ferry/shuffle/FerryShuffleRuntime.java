@@ -46,6 +46,7 @@ import dev.ferry.topology.model.Presence;
 import dev.ferry.topology.route.RoutePolicy;
 import dev.ferry.topology.route.RoutePolicyConfig;
 import dev.ferry.shuffle.transport.TransportConfigKeys;
+import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
 import dev.ferry.shuffle.transport.ipc.DeviceLanding;
 import dev.ferry.shuffle.transport.shm.ShmBlockReader;
 import dev.ferry.shuffle.transport.shm.ShmBlockWriter;
@@ -161,8 +162,10 @@ public final class FerryShuffleRuntime
                 PeerRouteLog routeLog = new PeerRouteLog();
                 Optional<DeviceLanding> landing = device;
                 long landingRetain = TransportConfigKeys.HOST_LANDING_POOL_BYTES.get(config);
+                // One device block reader, with its pinned landing pool, for every routing transport a probed view rebuilds.
+                Optional<DeviceBlockReader> deviceReader = landing.map(into -> RoutingShuffleTransport.deviceReader(into, ROUTE_COUNTERS, landingRetain));
                 Function<ClusterTopology, ShuffleTransport> routing = cluster -> new RoutingShuffleTransport(cluster, self, policy, stream, shmDirectory,
-                        shmReader, nic, noVerbs, ROUTE_COUNTERS, routeLog, landing, landingRetain, crypto);
+                        shmReader, nic, noVerbs, ROUTE_COUNTERS, routeLog, landing, deviceReader, crypto);
                 ClusterView view = ExecutorTopology.view().orElseThrow();
                 // Probed: peers that report after this executor asked the driver join the map on their first fetch.
                 transport = view.refreshable() ? new ClusterViewTransport(view, routing) : routing.apply(topology.get().cluster());

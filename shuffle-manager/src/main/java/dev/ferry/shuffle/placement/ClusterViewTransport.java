@@ -25,10 +25,10 @@ import static java.util.Objects.requireNonNull;
  * the route is decided, so a peer that reported after this executor last asked still gets the route
  * its probed hardware calls for, decided by the same route policy as with a topology file. When the
  * re-ask adds nodes the routing transport is rebuilt over the larger map (its per-peer choices are
- * decided again; connections, counters and the route log are shared). Rebuilds are capped
- * ({@link #MAX_REBUILDS}): each retired transport keeps its pinned host landing pool until this one
- * closes, so past the cap an unknown peer's node stays unknown and its blocks go over TCP, with that
- * reason in the route log. Thread-safe.
+ * decided again; connections, counters, the route log and the device block reader with its pinned
+ * host landing pool are shared, so a rebuild allocates no pinned memory). Rebuilds are capped
+ * ({@link #MAX_REBUILDS}): past the cap an unknown peer's node stays unknown and its blocks go over
+ * TCP, with that reason in the route log. Thread-safe.
  */
 public final class ClusterViewTransport
         implements ShuffleTransport
@@ -112,9 +112,8 @@ public final class ClusterViewTransport
     }
 
     /**
-     * Closes the current routing transport, which closes the shared stream and NIC. Retired ones are
-     * not closed again (their stream and NIC are the same); their pinned landing pools stay until the
-     * JVM exits, at most {@link #MAX_REBUILDS} of them.
+     * Closes the current routing transport, which closes the shared stream, NIC and device block
+     * reader (its pinned landing pool). Retired ones are not closed again: they own nothing else.
      */
     @Override
     public synchronized void close()
