@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
@@ -35,7 +36,8 @@ import org.apache.arrow.memory.RootAllocator;
  * {@code ACCEPTED n}; {@code HANDLE} answers {@code HANDLE <base64>} (the checked block exported);
  * {@code EXIT} closes everything and answers {@code RELEASED} or {@code LEAK <report>}, then {@code BYE}.
  * Arguments: the shared-memory directory, Spark's shared secret or {@code -}, and whether to encrypt
- * ({@code spark.network.crypto.enabled} and {@code spark.io.encryption.enabled}: no shared memory then).
+ * ({@code spark.network.crypto.enabled} and {@code spark.io.encryption.enabled}: no shared memory then);
+ * optionally a directory for its simulated GPU memory (default: the simulated backend's).
  */
 public final class IpcContractServer
 {
@@ -48,7 +50,12 @@ public final class IpcContractServer
         Optional<String> secret = args[1].equals("-") ? Optional.empty() : Optional.of(args[1]);
         Map<ShuffleBlockRef, byte[]> blocks = ContractBlocks.all(false);
         BufferAllocator allocator = new RootAllocator();
-        DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(RoutedEndpoints.DEVICE_CONFIG));
+        Map<String, String> deviceConfig = new HashMap<>(RoutedEndpoints.DEVICE_CONFIG);
+        if (args.length > 3) {
+            // Its simulated GPU memory in a directory of its own: a reader elsewhere cannot open its IPC handles (no shared /dev/shm).
+            deviceConfig.put("spark.ferry.device.simulated.shmDir", Files.createDirectories(Path.of(args[3])).toString());
+        }
+        DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(deviceConfig));
         DeviceMemoryPool pool = new DeviceMemoryPool(runtime, 0, 32L << 20, 100);
         TieredShuffleStore store = new TieredShuffleStore(runtime, 0, pool, 32L << 20, new LocalSpillDirectory(shm.resolveSibling("spill-" + ProcessHandle.current().pid()), 0));
         for (Map.Entry<ShuffleBlockRef, byte[]> block : blocks.entrySet()) {
