@@ -560,6 +560,23 @@ public final class DeviceRuntime
     }
 
     /**
+     * The allocation {@code buffer} was carved from (a pool slab on {@code cuda}, the simulated GPU's
+     * arena), for registrations made once per region: the region's offset is where this buffer
+     * starts in it. Empty for memory without one (host backend, pinned memory, IPC imports): register
+     * such a buffer on its own.
+     */
+    public Optional<DeviceRegion> regionOf(DeviceBuffer buffer)
+    {
+        checkOpen();
+        requireNonNull(buffer, "buffer is null");
+        buffer.checkOpen("look up its region");
+        if (!buffer.location().isDevice() || buffer.memory().importingDevice().isPresent()) {
+            return Optional.empty();
+        }
+        return backend.region(buffer.memory()).map(region -> region.shifted(buffer.memoryOffset()));
+    }
+
+    /**
      * Lends out the raw device address of {@code buffer} for registration with a NIC (GPUDirect
      * RDMA). Only the cuda backend's own device memory has one; host and simulated memory (which
      * the JVM addresses as a ByteBuffer), pinned host memory, IPC imports and closed or empty

@@ -5,6 +5,7 @@ import dev.ferry.common.FerryException;
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.device.DeviceConfigKeys;
 import dev.ferry.device.DeviceInfo;
+import dev.ferry.device.DeviceRegion;
 import dev.ferry.device.IpcHandle;
 import dev.ferry.device.ipc.IpcExportLease;
 import dev.ferry.device.ipc.IpcImportLease;
@@ -458,6 +459,26 @@ public final class CudaBackend
             }
         }
         return OptionalLong.of(cudaMemory.address(0));
+    }
+
+    /**
+     * Device memory of the pool lies in a {@code cudaMalloc} slab: the slab's pointer is the key and
+     * the address a NIC registers (with {@code CU_POINTER_ATTRIBUTE_SYNC_MEMOPS} set on the
+     * allocation, as {@link #nicAddress} does); a release hook runs before the pool gives the slab
+     * back ({@code cudaFree}). Never run on hardware.
+     */
+    @Override
+    public Optional<DeviceRegion> region(NativeMemory memory)
+    {
+        CudaMemory cudaMemory = cudaMemory(memory);
+        if (cudaMemory.kind() != CudaMemory.Kind.DEVICE || cudaMemory.range().isEmpty()) {
+            return Optional.empty();
+        }
+        SubAllocator.Allocation<Pointer> range = cudaMemory.range().get();
+        // Sets SYNC_MEMOPS on the slab's allocation (the attribute is per allocation, whichever pointer into it names it).
+        nicAddress(memory);
+        return Optional.of(new DeviceRegion(range.slab(), cudaMemory.location().device(), range.slabSize(), range.offset(), Optional.empty(),
+                OptionalLong.of(range.slab().address()), range::onSlabReleased));
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.ferry.device.ipc;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
+import dev.ferry.device.DeviceRegion;
 import dev.ferry.device.memory.DeviceOutOfMemoryException;
 import dev.ferry.device.memory.MemoryLocation;
 import dev.ferry.device.memory.SubAllocator;
@@ -15,6 +16,8 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+import java.util.OptionalLong;
 
 import static java.util.Objects.requireNonNull;
 
@@ -127,6 +130,16 @@ public final class SharedArena
     void free(ArenaMemory memory)
     {
         space.free(memory.range(), memory.exportLeases()::tryReleaseAll);
+    }
+
+    /**
+     * The whole arena as the region {@code memory} lies in (the simulated GPU's one slab): its
+     * mapping is the key and the bytes; a release hook runs when the arena closes.
+     */
+    public DeviceRegion region(ArenaMemory memory)
+    {
+        return new DeviceRegion(mapping, location.device(), capacity, memory.arenaOffset(), Optional.of(mapping.duplicate()), OptionalLong.empty(),
+                memory.range()::onSlabReleased);
     }
 
     /** Returns the ranges whose importers have all let go to the free space; the bytes freed. */

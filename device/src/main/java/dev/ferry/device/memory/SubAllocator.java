@@ -75,6 +75,17 @@ public final class SubAllocator<S>
             return slab.space.capacity();
         }
 
+        /**
+         * Runs {@code hook} once, just before this buffer's slab is given back to its source (or,
+         * for a slab its owner frees, when the sub-allocator closes): what is registered for the
+         * whole slab (a NIC registration) is released while the memory still exists. Hooks run
+         * under the sub-allocator's lock and must not call back into it.
+         */
+        public void onSlabReleased(Runnable hook)
+        {
+            slab.addReleaseHook(requireNonNull(hook, "hook is null"));
+        }
+
         /** Where the buffer starts in its slab. */
         public long offset()
         {
@@ -94,11 +105,39 @@ public final class SubAllocator<S>
         final int number;
         final RangeSpace space;
 
+        // Guarded by itself; run and cleared once, when the slab is released.
+        private final List<Runnable> releaseHooks = new ArrayList<>();
+
         Slab(S handle, int number, long size)
         {
             this.handle = handle;
             this.number = number;
             this.space = new RangeSpace(size);
+        }
+
+        void addReleaseHook(Runnable hook)
+        {
+            synchronized (releaseHooks) {
+                releaseHooks.add(hook);
+            }
+        }
+
+        /** Runs the release hooks once; one that fails is logged and the rest still run. */
+        void runReleaseHooks(String label)
+        {
+            List<Runnable> hooks;
+            synchronized (releaseHooks) {
+                hooks = new ArrayList<>(releaseHooks);
+                releaseHooks.clear();
+            }
+            for (Runnable hook : hooks) {
+                try {
+                    hook.run();
+                }
+                catch (RuntimeException e) {
+                    log.warn("{}: a release hook of slab {} failed: {}", label, number, e.getMessage(), e);
+                }
+            }
         }
     }
 
@@ -294,6 +333,7 @@ public final class SubAllocator<S>
             Slab<S> slab = iterator.next();
             if (slab.space.isEmpty()) {
                 iterator.remove();
+                slab.runReleaseHooks(label);
                 source.free(slab.handle);
                 slabBytes -= slab.space.capacity();
                 freed += slab.space.capacity();
@@ -358,6 +398,8 @@ public final class SubAllocator<S>
         reclaimLocked();
         trimLocked();
         closed = true;
+        // What is registered for the slabs that stay (an owner's fixed slab, leaked ranges) is released before their owner frees them.
+        slabs.forEach(slab -> slab.runReleaseHooks(label));
         if (liveBytes > 0 || pendingBytes > 0) {
             log.warn("{} closes with {} bytes in live buffers and {} bytes held by IPC importers; {}", label, liveBytes, pendingBytes,
                     source == null ? "its slab stays with its owner" : slabs.size() + " slab(s) of " + slabBytes + " bytes stay allocated");

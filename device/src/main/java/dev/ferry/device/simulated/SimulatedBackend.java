@@ -5,6 +5,7 @@ import dev.ferry.common.FerryException;
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.device.DeviceConfigKeys;
 import dev.ferry.device.DeviceInfo;
+import dev.ferry.device.DeviceRegion;
 import dev.ferry.device.IpcHandle;
 import dev.ferry.device.host.ByteBufferStream;
 import dev.ferry.device.host.CopyShaper;
@@ -39,6 +40,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
@@ -248,6 +250,16 @@ public final class SimulatedBackend
         catch (IOException e) {
             throw new FerryException(ErrorCategory.EXTERNAL, "Cannot map " + handle + " from " + arenaPath + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Simulated device memory lies in its GPU's one arena: registered whole, released when the arena closes. */
+    @Override
+    public Optional<DeviceRegion> region(NativeMemory memory)
+    {
+        if (memory instanceof ArenaMemory arenaMemory && arenaMemory.location().isDevice()) {
+            return Optional.of(arenaMemory.arena().region(arenaMemory));
+        }
+        return Optional.empty();
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.ferry.device.memory.NativeMemory;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -107,6 +108,16 @@ public interface DeviceBackend
 
     /** Registers device memory for direct reads (cuFileBufRegister), or says why not. */
     IoRegistration registerIoBuffer(NativeMemory memory);
+
+    /**
+     * The allocation {@code memory} was carved from, for registrations made once per region (see
+     * {@link dev.ferry.device.DeviceRegion}); empty where the backend has none to offer (then each
+     * buffer is registered on its own).
+     */
+    default Optional<dev.ferry.device.DeviceRegion> region(NativeMemory memory)
+    {
+        return Optional.empty();
+    }
 
     /**
      * The raw device address of byte 0 of {@code memory}, for registering it with a NIC

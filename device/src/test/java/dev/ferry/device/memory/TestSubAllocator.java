@@ -66,6 +66,36 @@ class TestSubAllocator
         assertEquals(2, slabs.freed.size(), "close gives empty slabs back");
     }
 
+    /** A slab's release hooks (a NIC registration of the whole slab) run once, before the slab goes back to its source; a fixed slab's at close. */
+    @Test
+    void slabReleaseHooksRunOnceBeforeTheSlabIsFreed()
+    {
+        FakeSlabs slabs = new FakeSlabs();
+        SubAllocator<Long> pool = SubAllocator.growing("test pool", 4 * KIB, 64 * KIB, 256 * KIB, slabs);
+        List<String> events = new ArrayList<>();
+        SubAllocator.Allocation<Long> first = pool.allocate(4 * KIB);
+        SubAllocator.Allocation<Long> second = pool.allocate(4 * KIB);
+        first.onSlabReleased(() -> events.add("hook, freed so far " + slabs.freed.size()));
+        pool.free(first, () -> true);
+        pool.trim();
+        assertEquals(List.of(), events, "the slab still holds a buffer");
+        pool.free(second, () -> true);
+        pool.trim();
+        assertEquals(List.of("hook, freed so far 0"), events, "run before the slab's free");
+        assertEquals(List.of(1L), slabs.freed);
+        pool.close();
+        assertEquals(1, events.size(), "once");
+
+        SubAllocator<String> arena = SubAllocator.fixed("arena", 4 * KIB, "mapping", 16 * KIB);
+        AtomicBoolean released = new AtomicBoolean();
+        SubAllocator.Allocation<String> range = arena.allocate(4 * KIB);
+        range.onSlabReleased(() -> released.set(true));
+        arena.free(range, () -> true);
+        assertTrue(!released.get(), "a fixed slab is its owner's until the arena closes");
+        arena.close();
+        assertTrue(released.get());
+    }
+
     @Test
     void deferredFreesStayCountedUntilReclaimedOnAllocation()
     {

@@ -4,21 +4,27 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingDeque;
 
+import dev.ferry.device.DeviceRegion;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.rdma.verbs.Access;
 import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
 import dev.ferry.shuffle.transport.rdma.verbs.DeviceRegistrations;
+import dev.ferry.shuffle.transport.rdma.verbs.ProtectionDomain;
 import dev.ferry.shuffle.transport.rdma.verbs.ReadTarget;
 import dev.ferry.shuffle.transport.rdma.verbs.RegistrableMemory;
 import dev.ferry.shuffle.transport.rdma.verbs.Registration;
+import dev.ferry.shuffle.transport.rdma.verbs.RegistrationCache;
 import dev.ferry.shuffle.transport.rdma.verbs.RemoteReader;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsDevice;
@@ -63,11 +69,16 @@ public final class VerbsBlocks
     // Which executor's NIC each pooled peer listener is, so a departed executor's connections are closed.
     private final Map<String, Set<InetSocketAddress>> nicsByExecutor = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    // GPU memory is registered a region (pool slab, simulated arena) at a time, once; blocks are slices of it.
+    private final RegistrationCache deviceRegions;
+    // Regions whose whole registration the NIC refused (a slab larger than BAR1 allows): registered per block instead. A few slabs at most.
+    private final Set<Object> perBlockRegions = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
 
     /** Takes ownership of {@code device}. */
     public VerbsBlocks(VerbsDevice device, VerbsSettings settings, int readChunkBytes, Duration timeout)
     {
         this.device = requireNonNull(device, "device is null");
+        this.deviceRegions = new RegistrationCache(device.protectionDomain(), Access.remoteReadable());
         this.settings = requireNonNull(settings, "settings is null");
         this.timeout = requireNonNull(timeout, "timeout is null");
         if (readChunkBytes <= 0) {
@@ -232,9 +243,15 @@ public final class VerbsBlocks
     }
 
     /**
-     * Registers a borrowed device buffer (taking ownership of the lease) for GPUDirect RDMA READs:
-     * {@link DeviceRegistrations#register}, which the NIC refuses without peer memory
-     * ({@code nvidia_peermem}; the simulated NIC as the topology says).
+     * Registers a borrowed device buffer (taking ownership of the lease) for GPUDirect RDMA READs.
+     * Where the runtime names the region the buffer lies in ({@link DeviceRuntime#regionOf}: a pool
+     * slab, a simulated GPU's arena), the whole region is registered the first time one of its blocks
+     * is served and kept ({@link RegistrationCache}): the block is a slice of that registration, so
+     * serving a block costs no {@code ibv_reg_mr}; the region is deregistered when its memory is
+     * released (the runtime's release hook) or this NIC closes. Other memory, and a region the NIC
+     * cannot register whole (BAR1 smaller than a slab; logged once per region), is registered per
+     * block ({@link DeviceRegistrations#register}). The NIC refuses GPU memory without peer memory
+     * ({@code nvidia_peermem}; the simulated NIC as configured) or beyond BAR1.
      */
     public Exported exportDevice(DeviceRuntime runtime, BlockLease lease)
             throws VerbsException
@@ -242,7 +259,23 @@ public final class VerbsBlocks
         boolean success = false;
         try {
             int length = Math.toIntExact(lease.length());
-            Registration registration = DeviceRegistrations.register(runtime, lease.buffer(), device.protectionDomain(), Access.remoteReadable());
+            Optional<DeviceRegion> region = runtime.regionOf(lease.buffer()).filter(candidate -> !perBlockRegions.contains(candidate.key()));
+            Registration registration = null;
+            if (region.isPresent()) {
+                try {
+                    registration = deviceRegions.block(region.get().key(), (domain, access) -> registerRegion(region.get(), domain, access), region.get().offset(), length);
+                }
+                catch (VerbsException e) {
+                    // The whole region does not fit (BAR1 smaller than a slab): its blocks are registered one at a time, as before.
+                    if (perBlockRegions.add(region.get().key())) {
+                        LOG.warn("Ferry GPUDirect RDMA: {} cannot register the whole {} ({}); its blocks are registered one at a time", device.name(), region.get(),
+                                e.getMessage());
+                    }
+                }
+            }
+            if (registration == null) {
+                registration = DeviceRegistrations.register(runtime, lease.buffer(), device.protectionDomain(), Access.remoteReadable());
+            }
             try {
                 RemoteSlices slices = slices(Memory.DEVICE, length, registration);
                 success = true;
@@ -259,6 +292,38 @@ public final class VerbsBlocks
                 lease.close();
             }
         }
+    }
+
+    /** Registers the whole region and arranges for it to be deregistered before its memory is given back. */
+    private Registration registerRegion(DeviceRegion region, ProtectionDomain domain, Set<Access> access)
+            throws VerbsException
+    {
+        RegistrableMemory memory = region.bytes().isPresent()
+                ? RegistrableMemory.simulatedDevice(region.device(), region.bytes().get())
+                : RegistrableMemory.devicePointer(region.device(), region.address().getAsLong(), region.size());
+        Registration registration = domain.register(memory, access);
+        Object key = region.key();
+        region.onRelease(() -> {
+            try {
+                deviceRegions.released(key);
+            }
+            catch (VerbsException e) {
+                LOG.warn("Deregistering {} from {} before its memory is released failed: {}", region, device.name(), e.getMessage());
+            }
+        });
+        return registration;
+    }
+
+    /** GPU memory regions registered with this NIC now (each once, whatever number of blocks it served). */
+    public int registeredDeviceRegions()
+    {
+        return deviceRegions.registeredRegions();
+    }
+
+    /** GPU memory region registrations made since this NIC opened. */
+    public long deviceRegionRegistrations()
+    {
+        return deviceRegions.registrations();
     }
 
     private RemoteSlices slices(Memory memory, int length, Registration registration)
@@ -325,6 +390,12 @@ public final class VerbsBlocks
         closed = true;
         idle.values().forEach(connections -> connections.forEach(VerbsConnection::close));
         idle.clear();
+        try {
+            deviceRegions.close();
+        }
+        catch (VerbsException e) {
+            LOG.warn("Deregistering GPU memory regions from {} failed: {}", device.name(), e.getMessage());
+        }
         device.close();
     }
 }

@@ -62,6 +62,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.storage.BlockManagerId;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Contract endpoints in one JVM over the real transport classes the shuffle uses: a
@@ -351,10 +352,15 @@ final class RoutedEndpoints
         }
         server.close();
         if (serverNic != null) {
-            if (serverNicDevice instanceof SimulatedDevice simulated) {
+            if (serverNicDevice instanceof SimulatedDevice simulated && serverNic.registeredDeviceRegions() == 0) {
                 assertEquals(0, simulated.registeredRegions(), "the server deregistered every block it exported");
             }
+            // GPU memory stays registered a region (the simulated GPU's arena) at a time while the NIC is open, shared by its blocks.
+            assertTrue(serverNic.registeredDeviceRegions() <= 1, "one cached GPU region at most: " + serverNic.registeredDeviceRegions());
             serverNic.close();
+            if (serverNicDevice instanceof SimulatedDevice simulated) {
+                assertEquals(0, simulated.registeredRegions(), "closing the NIC deregistered every block and every cached GPU region");
+            }
         }
         shmWriter.close();
         if (store != null) {
