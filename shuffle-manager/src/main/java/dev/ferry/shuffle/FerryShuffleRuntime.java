@@ -51,6 +51,7 @@ import dev.ferry.shuffle.transport.ipc.DeviceLanding;
 import dev.ferry.shuffle.transport.shm.ShmBlockReader;
 import dev.ferry.shuffle.transport.shm.ShmBlockWriter;
 import dev.ferry.shuffle.transport.shm.ShmNames;
+import dev.ferry.shuffle.transport.metrics.PeerRouteFallbacks;
 import dev.ferry.shuffle.transport.metrics.PeerRouteLog;
 import dev.ferry.shuffle.transport.metrics.RouteCounters;
 import dev.ferry.shuffle.transport.rdma.verbs.NicAddresses;
@@ -164,8 +165,10 @@ public final class FerryShuffleRuntime
                 long landingRetain = TransportConfigKeys.HOST_LANDING_POOL_BYTES.get(config);
                 // One device block reader, with its pinned landing pool, for every routing transport a probed view rebuilds.
                 Optional<DeviceBlockReader> deviceReader = landing.map(into -> RoutingShuffleTransport.deviceReader(into, ROUTE_COUNTERS, landingRetain));
+                // Routes that did not work with a peer stay refused for it in a rebuilt transport too.
+                PeerRouteFallbacks fallbacks = new PeerRouteFallbacks();
                 Function<ClusterTopology, ShuffleTransport> routing = cluster -> new RoutingShuffleTransport(cluster, self, policy, stream, shmDirectory,
-                        shmReader, nic, noVerbs, ROUTE_COUNTERS, routeLog, landing, deviceReader, crypto);
+                        shmReader, nic, noVerbs, ROUTE_COUNTERS, routeLog, landing, deviceReader, fallbacks, crypto);
                 ClusterView view = ExecutorTopology.view().orElseThrow();
                 // Probed: peers that report after this executor asked the driver join the map on their first fetch.
                 transport = view.refreshable() ? new ClusterViewTransport(view, routing) : routing.apply(topology.get().cluster());

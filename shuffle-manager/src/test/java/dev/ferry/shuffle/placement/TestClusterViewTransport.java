@@ -13,6 +13,7 @@ import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
 import dev.ferry.shuffle.transport.crypto.SparkCryptoSettings;
 import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
 import dev.ferry.shuffle.transport.ipc.DeviceLanding;
+import dev.ferry.shuffle.transport.metrics.PeerRouteFallbacks;
 import dev.ferry.shuffle.transport.metrics.PeerRouteLog;
 import dev.ferry.shuffle.transport.metrics.RouteCounters;
 import dev.ferry.shuffle.transport.routing.RoutingShuffleTransport;
@@ -90,7 +91,7 @@ class TestClusterViewTransport
             ClusterViewTransport transport = new ClusterViewTransport(view, cluster -> {
                 RoutingShuffleTransport routing = new RoutingShuffleTransport(cluster, new ExecutorPlace("hgx-a", Optional.of("GPU0")),
                         new RoutePolicy(RoutePolicyConfig.defaults()), stream, shm, new ShmBlockReader(shm, counters), Optional.empty(), "", counters,
-                        new PeerRouteLog(), Optional.of(landing), Optional.of(reader), SparkCryptoSettings.none());
+                        new PeerRouteLog(), Optional.of(landing), Optional.of(reader), new PeerRouteFallbacks(), SparkCryptoSettings.none());
                 built.add(routing);
                 return routing;
             });

@@ -1,6 +1,7 @@
 package dev.ferry.shuffle.transport.metrics;
 
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,19 +11,45 @@ import dev.ferry.topology.route.Route;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Peers whose route did not work between the two processes and fell back to the route policy's
- * next choice (an IPC handle that could not be opened, GPU memory the peer's NIC refused to
- * register, shared memory not visible), counted per step ({@code PEER_GPU_D2H->HOST_STAGED}). A
- * peer is counted once per step: after it the peer's fetches go straight to the new route. The
- * reason is in the route log ({@link PeerRouteLog}, once per peer). Thread-safe.
+ * Routes that did not work with a peer (an IPC handle that could not be opened, GPU memory the
+ * peer's NIC refused to register, shared memory not visible), remembered per peer with the reason so
+ * the peer's route is decided past them (also by a routing transport rebuilt over a larger probed
+ * map), and counted per step ({@code PEER_GPU_D2H->HOST_STAGED}): once per peer, since after a step
+ * the peer's fetches go straight to the next route. The reason is in the route log
+ * ({@link PeerRouteLog}, once per peer and step). Thread-safe.
  */
 public final class PeerRouteFallbacks
 {
+    private final Map<String, Map<Route, String>> refusedByPeer = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> bySteps = new ConcurrentHashMap<>();
 
-    public void record(Route from, Route to)
+    /**
+     * {@code route} does not work with {@code peer} ({@code reason}); its fetches go {@code next}.
+     * Returns false (and counts nothing) when that was already known.
+     */
+    public boolean refuse(String peer, Route route, Route next, String reason)
     {
-        bySteps.computeIfAbsent(requireNonNull(from, "from is null") + "->" + requireNonNull(to, "to is null"), ignored -> new AtomicLong()).incrementAndGet();
+        requireNonNull(next, "next is null");
+        requireNonNull(reason, "reason is null");
+        boolean first = refusedByPeer.computeIfAbsent(requireNonNull(peer, "peer is null"), ignored -> new ConcurrentHashMap<>())
+                .putIfAbsent(requireNonNull(route, "route is null"), reason) == null;
+        if (first) {
+            bySteps.computeIfAbsent(route + "->" + next, ignored -> new AtomicLong()).incrementAndGet();
+        }
+        return first;
+    }
+
+    /** Why {@code route} does not work with {@code peer}, if it was refused. */
+    public Optional<String> refusal(String peer, Route route)
+    {
+        Map<Route, String> refused = refusedByPeer.get(peer);
+        return refused == null ? Optional.empty() : Optional.ofNullable(refused.get(route));
+    }
+
+    /** Forgets the refusals of peers whose key starts with {@code prefix} (an executor that left). */
+    public void forget(String prefix)
+    {
+        refusedByPeer.keySet().removeIf(key -> key.startsWith(prefix));
     }
 
     /** Peers that fell back from {@code from} to {@code to}. */

@@ -107,7 +107,7 @@ public final class RoutingShuffleTransport
     private final Optional<DeviceLanding> device;
     private final Optional<DeviceBlockReader> deviceReader;
     private final Map<String, PeerRoute> choices = new ConcurrentHashMap<>();
-    private final PeerRouteFallbacks fallbacks = new PeerRouteFallbacks();
+    private final PeerRouteFallbacks fallbacks;
     private final SparkCryptoSettings crypto;
     /** Routes whose blocks a one-sided READ carries outside the (encrypted) stream. */
     private static final Set<Route> ONE_SIDED = EnumSet.of(Route.RDMA, Route.RDMA_HOST_STAGED, Route.GPUDIRECT_RDMA);
@@ -145,19 +145,22 @@ public final class RoutingShuffleTransport
             SparkCryptoSettings crypto)
     {
         this(cluster, self, policy, stream, shmDirectory, shm, verbs, noVerbsReason, counters, log, device,
-                device.map(landing -> deviceReader(landing, counters, hostLandingRetainBytes)), crypto);
+                device.map(landing -> deviceReader(landing, counters, hostLandingRetainBytes)), new PeerRouteFallbacks(), crypto);
     }
 
     /**
      * As above, with the device block reader (and its pinned host landing pool) made once by the
      * caller with {@link #deviceReader} and shared by every routing transport built over it (a
      * probed view rebuilds this transport over a larger map: one landing pool, not one per map); like
-     * the stream and the NIC it is closed by whichever transport is closed last.
+     * the stream and the NIC it is closed by whichever transport is closed last; {@code fallbacks}:
+     * the routes that did not work with each peer, shared the same way, so a rebuilt transport
+     * decides a peer's route past them.
      */
     public RoutingShuffleTransport(ClusterTopology cluster, ExecutorPlace self, RoutePolicy policy, TcpShuffleTransport stream, Path shmDirectory, ShmBlockReader shm,
             Optional<VerbsBlocks> verbs, String noVerbsReason, RouteCounters counters, PeerRouteLog log, Optional<DeviceLanding> device,
-            Optional<DeviceBlockReader> deviceReader, SparkCryptoSettings crypto)
+            Optional<DeviceBlockReader> deviceReader, PeerRouteFallbacks fallbacks, SparkCryptoSettings crypto)
     {
+        this.fallbacks = requireNonNull(fallbacks, "fallbacks is null");
         this.crypto = requireNonNull(crypto, "crypto is null");
         this.device = requireNonNull(device, "device is null");
         this.deviceReader = requireNonNull(deviceReader, "deviceReader is null");
@@ -204,11 +207,26 @@ public final class RoutingShuffleTransport
     /** The route to {@code peer}, decided on first use and then kept (a peer's place and store do not change). */
     public PeerRoute choose(PeerAddress peer)
     {
-        return choices.computeIfAbsent(key(peer), ignored -> {
-            PeerRoute choice = decide(peer);
+        return choices.computeIfAbsent(key(peer), key -> {
+            PeerRoute choice = pastRefusals(key, decide(peer));
             log.record("executor " + peer.executorId(), choice.carrier(), choice.reason());
             return choice;
         });
+    }
+
+    /** {@code choice}, moved down the policy's fallback chain past every route already refused for this peer. */
+    private PeerRoute pastRefusals(String key, PeerRoute choice)
+    {
+        PeerRoute current = choice;
+        for (int step = 0; step < MAX_FALLBACKS; step++) {
+            Route carrier = current.carrier();
+            Optional<RunnerUp> next = fallbacks.refusal(key, carrier).flatMap(reason -> policy.fallbackAfter(carrier, reason));
+            if (next.isEmpty()) {
+                return current;
+            }
+            current = new PeerRoute(current.decided(), next.get().route(), current.reason() + "; fell back to " + next.get().route() + ": " + next.get().whyNot());
+        }
+        return current;
     }
 
     private PeerRoute decide(PeerAddress peer)
@@ -321,11 +339,10 @@ public final class RoutingShuffleTransport
                 // Another fetch already moved this peer on.
                 return current;
             }
-            moved[0] = true;
+            moved[0] = fallbacks.refuse(key, failed.carrier(), next.get().route(), refused.reason());
             return new PeerRoute(failed.decided(), next.get().route(), failed.reason() + "; fell back to " + next.get().route() + ": " + next.get().whyNot());
         });
         if (moved[0]) {
-            fallbacks.record(failed.carrier(), now.carrier());
             log.record("executor " + peer.executorId(), now.carrier(), now.reason());
         }
         return true;
@@ -372,6 +389,7 @@ public final class RoutingShuffleTransport
     public int peerLeft(String executorId)
     {
         choices.keySet().removeIf(key -> key.startsWith(executorId + "@"));
+        fallbacks.forget(executorId + "@");
         // Its staging arena or simulated GPU memory stays mapped here until swept (its process is gone, or its files are).
         deviceReader.ifPresent(DeviceBlockReader::sweepDepartedPeers);
         SharedMappings.process().sweep();

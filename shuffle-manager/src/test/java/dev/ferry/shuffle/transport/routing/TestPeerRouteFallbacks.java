@@ -143,6 +143,22 @@ class TestPeerRouteFallbacks
                 assertEquals(0, counters.bytes(Route.PEER_GPU_D2H));
                 assertEquals(0, readerPool.allocator().allocatedBytes());
                 assertEquals(0, reader.ipcMappings().open(), "nothing of the exporter stays mapped on the reader's side");
+
+                // A probed view rebuilds the routing transport over a larger map with the same fallbacks: the peer's route is decided past the refusal.
+                DeviceLanding landing = new DeviceLanding(reader, readerPool);
+                List<String> rebuiltLog = new CopyOnWriteArrayList<>();
+                try (RoutingShuffleTransport rebuilt = new RoutingShuffleTransport(dgx, place(nodeA, "GPU0"), new RoutePolicy(RoutePolicyConfig.defaults()),
+                        new TcpShuffleTransport(10_000, 16 << 20), transportShm, new ShmBlockReader(transportShm, counters), Optional.empty(), "no NIC in this test",
+                        counters, new PeerRouteLog(rebuiltLog::add), Optional.of(landing), Optional.of(RoutingShuffleTransport.deviceReader(landing, counters, 1 << 20)),
+                        routing.fallbacks(), SparkCryptoSettings.none())) {
+                    assertEquals(Route.HOST_STAGED, rebuilt.choose(peer).carrier(), rebuilt.choose(peer).reason());
+                    int before = borrows.get();
+                    fetchAndCompare(rebuilt, peer, refs, "HOST_STAGED");
+                    assertEquals(before + refs.size(), borrows.get(), "no IPC attempt after the rebuild");
+                    assertEquals(1, routing.fallbacks().total());
+                    assertEquals(1, rebuiltLog.size(), rebuiltLog.toString());
+                    assertTrue(rebuiltLog.get(0).contains(": HOST_STAGED (") && rebuiltLog.get(0).contains("fell back to HOST_STAGED"), rebuiltLog.get(0));
+                }
             }
             for (ShuffleBlockRef ref : refs) {
                 assertEquals(0, store.leasesOf(stored(ref)), "the exporter got back every lease it lent for the refused handle");
