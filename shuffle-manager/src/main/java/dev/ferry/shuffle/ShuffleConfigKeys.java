@@ -48,10 +48,12 @@ public final class ShuffleConfigKeys
     public static final ConfigKey<Long> TCP_MAX_FRAME_BYTES = ConfigKey.bytes("spark.ferry.shuffle.tcp.maxFrameBytes", "1g",
             "Largest frame the TCP transport accepts; a longer length on the wire is treated as corruption.");
     public static final ConfigKey<String> EXECUTOR_PLACEMENT = ConfigKey.string("spark.ferry.shuffle.executorPlacement", "",
-            "With spark.ferry.topology.file: where executors sit, as <executorId>=<node>[:<gpu>],... Executors not listed take "
+            "With spark.ferry.topology.file: where executors sit, as <executorId>=<node>[:<gpu>],... where the GPU is written as "
+                    + "the file names it (GPU0) or by its index (0); the driver checks every entry against the file at start. Executors not listed take "
                     + "the node named like their host; where none is (a simulated cluster such as local-cluster[N,...]) they go "
                     + "round-robin in executor-id order: executor i on node i mod nodes, GPU (i / nodes) mod GPUs of that node. "
-                    + "Each executor's place rides in its map output locations, and readers pick a route per peer from it.");
+                    + "Each executor's place rides in its map output locations, and readers pick a route per peer from it.",
+            dev.ferry.shuffle.placement.ExecutorPlacements::checkSyntax);
 
     @Override
     public String section()
