@@ -7,6 +7,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ferry.conf.SparkConfigSources;
 import dev.ferry.plugin.explain.ExplainRegistration;
+import dev.ferry.shuffle.UsableRoutes;
+import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.model.NodeTopology;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.plugin.DriverPlugin;
@@ -48,9 +50,13 @@ public final class FerryDriverPlugin
     public Map<String, String> init(SparkContext context, PluginContext pluginContext)
     {
         // Refused here, the application fails at start naming the key, before any executor or query uses it.
-        for (String warning : StartupChecks.run(context.conf())) {
+        StartupChecks.Result checked = StartupChecks.run(context.conf());
+        for (String warning : checked.warnings()) {
             LOG.warn("Ferry: {}", warning);
         }
+        // The routes an exchange's metrics list: the file's cluster, else the executors' probed nodes as they join.
+        Optional<ClusterTopology> file = checked.topologyFile();
+        UsableRoutes.install(() -> file.isPresent() ? file : registry.view());
         ExplainRegistration.register(context.conf());
         StartLine.printOnce(LOG, "driver of " + context.appName(), SparkConfigSources.of(context.conf()));
         ACTIVE.set(registry);
@@ -100,5 +106,6 @@ public final class FerryDriverPlugin
     public void shutdown()
     {
         ACTIVE.compareAndSet(registry, null);
+        UsableRoutes.reset();
     }
 }

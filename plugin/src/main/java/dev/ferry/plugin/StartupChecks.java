@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 import dev.ferry.conf.ConfigCheck;
@@ -23,8 +24,13 @@ public final class StartupChecks
 {
     private StartupChecks() {}
 
-    /** @return warnings for the log (unknown keys, settings that do nothing as set) */
-    public static List<String> run(SparkConf conf)
+    /**
+     * What the check found: warnings for the log (unknown keys, settings that do nothing as set) and
+     * the topology file's cluster, when one is set.
+     */
+    public record Result(List<String> warnings, Optional<ClusterTopology> topologyFile) {}
+
+    public static Result run(SparkConf conf)
     {
         Map<String, String> settings = new TreeMap<>();
         for (Tuple2<String, String> entry : conf.getAll()) {
@@ -33,7 +39,7 @@ public final class StartupChecks
         return run(settings);
     }
 
-    public static List<String> run(Map<String, String> settings)
+    public static Result run(Map<String, String> settings)
     {
         List<String> warnings = new java.util.ArrayList<>(ConfigCheck.check(settings));
         String file = settings.getOrDefault(PluginConfigKeys.TOPOLOGY_FILE.name(), "").trim();
@@ -43,7 +49,7 @@ public final class StartupChecks
                 warnings.add(ShuffleConfigKeys.EXECUTOR_PLACEMENT.name() + " is ignored without " + PluginConfigKeys.TOPOLOGY_FILE.name()
                         + " (probed executors take the GPU Spark assigned)");
             }
-            return warnings;
+            return new Result(warnings, Optional.empty());
         }
         if (!Files.isReadable(Path.of(file))) {
             throw new IllegalArgumentException(PluginConfigKeys.TOPOLOGY_FILE.name() + "=" + file + ": no readable file there on the driver"
@@ -57,6 +63,6 @@ public final class StartupChecks
             throw new IllegalArgumentException(PluginConfigKeys.TOPOLOGY_FILE.name() + "=" + file + ": " + e.getMessage(), e);
         }
         ExecutorPlacements.check(cluster, placement);
-        return warnings;
+        return new Result(warnings, Optional.of(cluster));
     }
 }

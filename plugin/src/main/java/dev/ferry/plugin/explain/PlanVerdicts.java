@@ -103,7 +103,10 @@ public final class PlanVerdicts
             return Optional.of(new Verdict("scan", shorten(scan.nodeName()), true, "gds reader, " + gdsRoute(scan.scan().description())));
         }
         if (node instanceof FileSourceScanExec scan && scan.relation().fileFormat() instanceof ParquetFileFormat) {
-            return Optional.of(new Verdict("scan", shorten(scan.nodeName()), false, "Spark's Parquet reader (spark.read.format(\"gds\") reads it with Ferry's)"));
+            // A path scan has no table name: name it by its first root path.
+            List<org.apache.hadoop.fs.Path> roots = CollectionConverters.asJava(scan.relation().location().rootPaths());
+            String name = scan.tableIdentifier().isDefined() || roots.isEmpty() ? scan.nodeName().trim() : scan.nodeName().trim() + " " + roots.get(0);
+            return Optional.of(new Verdict("scan", shorten(name), false, "Spark's Parquet reader (spark.read.format(\"gds\") reads it with Ferry's)"));
         }
         return Optional.empty();
     }
