@@ -3,7 +3,10 @@ package dev.ferry.plugin;
 import java.util.List;
 import java.util.Map;
 
+import dev.ferry.device.cuda.CudaAvailability;
+import dev.ferry.device.cuda.CudaProbe;
 import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -70,6 +73,34 @@ class TestStartupChecks
         }
         assertTrue(messages.toString().contains("spark.ferry.device must be one of auto|cuda|simulated|host, got 'gpu'"), messages.toString());
         SparkSession.getActiveSession().foreach(session -> {
+            session.stop();
+            return null;
+        });
+    }
+
+    @Test
+    void deviceCudaWithoutCudaFailsTheExecutorsStartNamingTheKey()
+    {
+        CudaAvailability cuda = CudaProbe.availability();
+        Assumptions.assumeFalse(cuda.available(), "this machine has CUDA: " + cuda);
+        // local mode: the executor plugin starts inside the driver, so its failure fails the application's start.
+        Throwable failure = assertThrows(Throwable.class, () -> SparkSession.builder()
+                .master("local[1]")
+                .appName("ferry-cuda-required")
+                .config("spark.plugins", "dev.ferry.FerryPlugin")
+                .config("spark.ui.enabled", "false")
+                .config("spark.ferry.device", "cuda")
+                .getOrCreate());
+        StringBuilder messages = new StringBuilder();
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            messages.append(cause.getMessage()).append('\n');
+        }
+        assertTrue(messages.toString().contains("spark.ferry.device=cuda, but this JVM has no usable CUDA (" + cuda.shortReason() + ")"), messages.toString());
+        SparkSession.getActiveSession().foreach(session -> {
+            session.stop();
+            return null;
+        });
+        SparkSession.getDefaultSession().foreach(session -> {
             session.stop();
             return null;
         });
