@@ -38,6 +38,19 @@ public final class ConfigKey<T>
         return new ConfigKey<>(name, defaultValue, String.valueOf(defaultValue), doc, Function.identity());
     }
 
+    /**
+     * A string that {@code check} accepts: it throws {@link IllegalArgumentException} saying what is
+     * wrong and what is allowed, so the start-up check ({@link ConfigCheck}) refuses the value there.
+     */
+    public static ConfigKey<String> string(String name, String defaultValue, String doc, java.util.function.Consumer<String> check)
+    {
+        requireNonNull(check, "check is null");
+        return new ConfigKey<>(name, defaultValue, String.valueOf(defaultValue), doc, value -> {
+            check.accept(value);
+            return value;
+        });
+    }
+
     public static ConfigKey<Boolean> bool(String name, boolean defaultValue, String doc)
     {
         return new ConfigKey<>(name, defaultValue, String.valueOf(defaultValue), doc, value -> parseBoolean(name, value));

@@ -29,9 +29,12 @@ public final class DeviceConfigKeys
     public static final ConfigKey<Long> HOST_TIER_LIMIT = ConfigKey.bytes("spark.ferry.device.pool.hostTierLimit", "1g",
             "Most host memory the shuffle store's host tier holds before blocks spill on to local disk.");
     public static final ConfigKey<String> SPILL_DIR = ConfigKey.string("spark.ferry.device.pool.spillDir", "",
-            "Directory for the shuffle store's disk tier; empty means java.io.tmpdir.");
+            "Directory of the disk tier of a device store built outside Spark (bin/ferry bench; TieredShuffleStore.create); empty means "
+                    + "java.io.tmpdir. Not read in a Spark job: there the shuffle's device store (spark.ferry.shuffle.stage=device) spills "
+                    + "into the executor's Spark local directory, unbounded.");
     public static final ConfigKey<Long> SPILL_DIR_LIMIT = ConfigKey.bytes("spark.ferry.device.pool.spillDirLimit", "0",
-            "Most bytes the disk tier writes into the spill directory; 0 means limited only by the disk.");
+            "Most bytes the disk tier of a device store built outside Spark writes into spark.ferry.device.pool.spillDir; 0 means limited "
+                    + "only by the disk. Not read in a Spark job (see spillDir).");
 
     public static final ConfigKey<Integer> SIMULATED_COUNT = ConfigKey.integer("spark.ferry.device.simulated.count", 2,
             "Number of simulated GPUs.");

@@ -37,7 +37,7 @@ public final class DeviceRuntimes
             case CUDA: {
                 CudaAvailability cuda = CudaProbe.availability();
                 if (!cuda.available()) {
-                    throw new FerryException(ErrorCategory.EXTERNAL, "CUDA unavailable: " + cuda.reason());
+                    throw cudaRequiredButMissing(cuda);
                 }
                 return build(CudaProbe.newBackend(config), config, "spark.ferry.device=cuda: " + cuda.reason());
             }
@@ -46,12 +46,47 @@ public final class DeviceRuntimes
                 if (cuda.available()) {
                     return build(CudaProbe.newBackend(config), config, "spark.ferry.device=auto chose cuda: " + cuda.reason());
                 }
-                AUTO_FALLBACKS_TO_HOST.incrementAndGet();
-                log.warn("spark.ferry.device=auto: using the host backend because CUDA unavailable: {}", cuda.reason());
+                // The expected outcome on a machine without a GPU: said once per JVM at INFO, the probe's details at DEBUG.
+                if (AUTO_FALLBACKS_TO_HOST.getAndIncrement() == 0) {
+                    log.info("spark.ferry.device=auto: host backend ({})", cuda.shortReason());
+                }
+                log.debug("spark.ferry.device=auto: host backend because CUDA is unavailable: {}", cuda.reason());
                 return build(hostBackend(config), config, "spark.ferry.device=auto fell back to host: CUDA unavailable: " + cuda.reason());
             }
         }
         throw new IllegalStateException("Unhandled device mode " + mode);
+    }
+
+    /**
+     * The backend {@code spark.ferry.device} will give this JVM, and why in a few words, without
+     * building it (the start-up line; the probe it needs is cached for the JVM).
+     */
+    public static String describeChoice(ConfigSource config)
+    {
+        DeviceMode mode = DeviceConfigKeys.DEVICE.get(config);
+        switch (mode) {
+            case SIMULATED:
+                return "simulated (spark.ferry.device=simulated)";
+            case HOST:
+                return "host (spark.ferry.device=host)";
+            case CUDA:
+            case AUTO: {
+                CudaAvailability cuda = CudaProbe.availability();
+                String setting = "spark.ferry.device=" + mode.name().toLowerCase(java.util.Locale.ROOT);
+                return (cuda.available() ? "cuda (" : mode == DeviceMode.CUDA ? "none (" : "host (") + setting + ", " + cuda.shortReason() + ")";
+            }
+        }
+        throw new IllegalStateException("Unhandled device mode " + mode);
+    }
+
+    /**
+     * {@code spark.ferry.device=cuda} on a JVM without usable CUDA: one behaviour wherever it is
+     * found (the executor plugin at start, else the first shuffle or gds read), naming the setting.
+     */
+    public static FerryException cudaRequiredButMissing(CudaAvailability cuda)
+    {
+        return new FerryException(ErrorCategory.USER_ERROR, DeviceConfigKeys.DEVICE.name() + "=cuda, but this JVM has no usable CUDA (" + cuda.shortReason()
+                + "): " + cuda.reason() + ". Use spark.ferry.device=auto to fall back to the host backend where CUDA is missing.");
     }
 
     /**

@@ -51,8 +51,11 @@ public class TestDeviceRuntimes
             return;
         }
         FerryException failure = assertThrows(FerryException.class, () -> DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "cuda"))));
-        assertEquals("CUDA unavailable: " + cuda.reason(), failure.getMessage());
-        assertEquals(ErrorCategory.EXTERNAL, failure.category());
+        assertEquals("spark.ferry.device=cuda, but this JVM has no usable CUDA (" + cuda.shortReason() + "): " + cuda.reason()
+                + ". Use spark.ferry.device=auto to fall back to the host backend where CUDA is missing.", failure.getMessage());
+        assertEquals(ErrorCategory.USER_ERROR, failure.category());
+        assertEquals("none (spark.ferry.device=cuda, " + cuda.shortReason() + ")", DeviceRuntimes.describeChoice(new MapConfigSource(Map.of("spark.ferry.device", "cuda"))));
+        assertEquals("host (spark.ferry.device=auto, " + cuda.shortReason() + ")", DeviceRuntimes.describeChoice(MapConfigSource.empty()));
         // The probe failed once; asking again gives the same verdict rather than a NoClassDefFoundError.
         assertThrows(FerryException.class, () -> DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "cuda"))));
     }

@@ -5,6 +5,10 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.ferry.conf.SparkConfigSources;
+import dev.ferry.plugin.explain.ExplainRegistration;
+import dev.ferry.shuffle.UsableRoutes;
+import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.model.NodeTopology;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.plugin.DriverPlugin;
@@ -45,9 +49,18 @@ public final class FerryDriverPlugin
     @Override
     public Map<String, String> init(SparkContext context, PluginContext pluginContext)
     {
+        // Refused here, the application fails at start naming the key, before any executor or query uses it.
+        StartupChecks.Result checked = StartupChecks.run(context.conf());
+        for (String warning : checked.warnings()) {
+            LOG.warn("Ferry: {}", warning);
+        }
+        // The routes an exchange's metrics list: the file's cluster, else the executors' probed nodes as they join.
+        Optional<ClusterTopology> file = checked.topologyFile();
+        UsableRoutes.install(() -> file.isPresent() ? file : registry.view());
+        ExplainRegistration.register(context.conf());
+        StartLine.printOnce(LOG, "driver of " + context.appName(), SparkConfigSources.of(context.conf()));
         ACTIVE.set(registry);
         context.addSparkListener(new ExecutorDepartures(registry, departures));
-        LOG.info("Ferry driver plugin started for application {}", context.appName());
         return Map.of();
     }
 
@@ -72,7 +85,9 @@ public final class FerryDriverPlugin
                 // A topology file's simulated node (placed by the file, not probed): where it runs is recorded, the probed view is not touched.
                 registry.register(placement);
             }
-            LOG.info("Ferry: executor {} on {} (GPUs {}): {}", placement.executorId(), placement.hostname(), placement.gpuAddresses(), placement.summary());
+            // The executor logs its inventory itself; here the join, and the inventory only at DEBUG.
+            LOG.info("Ferry: executor {} on {} (GPUs {}) joined", placement.executorId(), placement.hostname(), placement.gpuAddresses());
+            LOG.debug("Ferry: executor {} on {}: {}", placement.executorId(), placement.hostname(), placement.summary());
             // Executors use the one-way send(); a reply would be dropped with a warning.
             return null;
         }
@@ -91,5 +106,6 @@ public final class FerryDriverPlugin
     public void shutdown()
     {
         ACTIVE.compareAndSet(registry, null);
+        UsableRoutes.reset();
     }
 }

@@ -7,7 +7,12 @@ import java.util.Optional;
 
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.conf.SparkConfigSources;
+import dev.ferry.device.DeviceConfigKeys;
+import dev.ferry.device.DeviceMode;
+import dev.ferry.device.DeviceRuntimes;
 import dev.ferry.device.ExecutorGpu;
+import dev.ferry.device.cuda.CudaAvailability;
+import dev.ferry.device.cuda.CudaProbe;
 import dev.ferry.shuffle.FerryShuffleManager;
 import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.shuffle.placement.ExecutorTopology;
@@ -37,6 +42,8 @@ public final class FerryExecutorPlugin
     public void init(PluginContext context, Map<String, String> extraConf)
     {
         ConfigSource conf = SparkConfigSources.of(context.conf());
+        requireCudaWhereSet(conf);
+        StartLine.printOnce(LOG, "executor " + context.executorID(), conf);
         String hostname = ExecutorHost.of(SparkEnv.get());
         List<String> gpuAddresses = gpuAddresses(context);
         Optional<ExecutorTopology.Known> known = NodeLocator.place(conf, context.executorID(), hostname, gpuAddresses);
@@ -75,6 +82,20 @@ public final class FerryExecutorPlugin
         }
         departures = new DepartureWatcher(context.executorID(), context::ask, FerryExecutorPlugin::dropPeer);
         departures.start(departurePoll(conf));
+    }
+
+    /**
+     * {@code spark.ferry.device=cuda} on an executor without usable CUDA fails the executor's start,
+     * naming the setting: one behaviour, instead of a shuffle that falls back and a gds read that fails.
+     */
+    static void requireCudaWhereSet(ConfigSource conf)
+    {
+        if (DeviceConfigKeys.DEVICE.get(conf) == DeviceMode.CUDA) {
+            CudaAvailability cuda = CudaProbe.availability();
+            if (!cuda.available()) {
+                throw DeviceRuntimes.cudaRequiredButMissing(cuda);
+            }
+        }
     }
 
     /** The poll interval, refused unless positive (a zero would spin against the driver). */

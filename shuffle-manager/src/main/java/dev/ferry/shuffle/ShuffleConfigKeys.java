@@ -47,11 +47,18 @@ public final class ShuffleConfigKeys
             "Connect and read timeout of the TCP transport; a peer silent for longer fails the fetch.");
     public static final ConfigKey<Long> TCP_MAX_FRAME_BYTES = ConfigKey.bytes("spark.ferry.shuffle.tcp.maxFrameBytes", "1g",
             "Largest frame the TCP transport accepts; a longer length on the wire is treated as corruption.");
+    public static final ConfigKey<MetricsLevel> METRICS_LEVEL = ConfigKey.choice("spark.ferry.metrics.level", MetricsLevel.class, MetricsLevel.ESSENTIAL,
+            "SQL metrics each Ferry exchange lists (read per query from the session): essential (sizes, spill, corrupt blocks, and bytes, "
+                    + "blocks and fetch wait per route the topology can use; Spark's write metrics, records read, fetch wait), moderate "
+                    + "(also memory spilled and Spark's detailed read counters) or debug (also every route, used or not). Spark's "
+                    + "push-based shuffle counters are never listed. docs/deploying.md explains each metric.");
     public static final ConfigKey<String> EXECUTOR_PLACEMENT = ConfigKey.string("spark.ferry.shuffle.executorPlacement", "",
-            "With spark.ferry.topology.file: where executors sit, as <executorId>=<node>[:<gpu>],... Executors not listed take "
+            "With spark.ferry.topology.file: where executors sit, as <executorId>=<node>[:<gpu>],... where the GPU is written as "
+                    + "the file names it (GPU0) or by its index (0); the driver checks every entry against the file at start. Executors not listed take "
                     + "the node named like their host; where none is (a simulated cluster such as local-cluster[N,...]) they go "
                     + "round-robin in executor-id order: executor i on node i mod nodes, GPU (i / nodes) mod GPUs of that node. "
-                    + "Each executor's place rides in its map output locations, and readers pick a route per peer from it.");
+                    + "Each executor's place rides in its map output locations, and readers pick a route per peer from it.",
+            dev.ferry.shuffle.placement.ExecutorPlacements::checkSyntax);
 
     @Override
     public String section()
@@ -63,6 +70,6 @@ public final class ShuffleConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(ENABLED, CODEC, ZSTD_LEVEL, MIN_COMPRESS_BYTES, BATCH_TARGET_BYTES, MAP_BUFFER_BYTES, TASK_ARROW_LIMIT_BYTES, STAGE, HOST_MEMORY_BYTES,
-                MAX_BYTES_IN_FLIGHT, TCP_PORT, TCP_TIMEOUT_MILLIS, TCP_MAX_FRAME_BYTES, EXECUTOR_PLACEMENT);
+                MAX_BYTES_IN_FLIGHT, TCP_PORT, TCP_TIMEOUT_MILLIS, TCP_MAX_FRAME_BYTES, EXECUTOR_PLACEMENT, METRICS_LEVEL);
     }
 }

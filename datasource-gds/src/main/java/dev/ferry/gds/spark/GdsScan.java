@@ -1,6 +1,7 @@
 package dev.ferry.gds.spark;
 
 import dev.ferry.device.DeviceRuntime;
+import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.device.GpuResolution;
 import dev.ferry.gds.aggregate.AggregatePlan;
 import dev.ferry.gds.io.IoRoute;
@@ -44,6 +45,8 @@ import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import scala.jdk.javaapi.CollectionConverters;
 
 import static java.util.Objects.requireNonNull;
@@ -55,6 +58,7 @@ import static java.util.Objects.requireNonNull;
 final class GdsScan
         implements SupportsReportStatistics, Batch
 {
+    private static final Logger log = LoggerFactory.getLogger(GdsScan.class);
     private static final String DEVICE_PREFIX = "spark.ferry.device";
 
     private final GdsTableState state;
@@ -196,12 +200,18 @@ final class GdsScan
     }
 
     // What this machine would choose for the first file, as a hint: each executor decides per file when it opens it.
+    /**
+     * The route of this scan's files on this machine in a few words, for the explain string
+     * ({@code HOST: CPU consumer}, {@code HOST: no GPU}); the whole reason goes to the log at DEBUG.
+     */
     private String routeOnThisMachine()
     {
         FileConsumer consumer = state.settings().consumer();
+        String who = consumer == FileConsumer.CPU ? "CPU consumer" : "device consumer";
         Optional<RouteChoice> hostOnly = RouteChooser.withoutDevice(state.settings().route(), consumer);
         if (hostOnly.isPresent()) {
-            return "HOST: " + hostOnly.get().reason() + "; decode on the host, no PCIe crossing";
+            log.debug("gds scan {}: HOST: {}; decode on the host, no PCIe crossing", state.name(), hostOnly.get().reason());
+            return "HOST: " + (state.settings().route() == GdsRouteSetting.HOST ? "route=host" : who) + ", no PCIe crossing";
         }
         try {
             DeviceRuntime runtime = ExecutorDevices.runtime(deviceConf());
@@ -210,20 +220,19 @@ final class GdsScan
             // The device this JVM's tasks would use (the executor's GPU, by PCI bus id); not visible here: HOST, said so.
             GpuResolution gpu = ExecutorDevices.taskDevice(runtime);
             RouteChoice choice = gpu.match().isPresent() ? chooser.choose(file, gpu.match().get().ordinal()) : chooser.withoutTaskGpu(file, gpu.reason());
-            String decode;
+            log.debug("gds scan {}: {}: {}", state.name(), choice.route(), choice.reason());
+            if (gpu.match().isEmpty()) {
+                return choice.route() + ": no GPU";
+            }
+            String why = (choice.fallback() ? "fallback" : "topology policy") + " for a " + who;
             if (choice.route() == IoRoute.HOST) {
-                decode = "decode on the host, no PCIe crossing";
+                return choice.route() + ": " + why + ", no PCIe crossing";
             }
-            else if (consumer == FileConsumer.CPU) {
-                decode = "chunks land in device memory, then are copied device->host for host decode: two PCIe crossings per byte for a CPU consumer";
-            }
-            else {
-                decode = "chunks land in device memory, then are copied device->host for host decode (GPU decode is a later step), and the device consumer "
-                        + "uploads the decoded batches";
-            }
-            return choice.route() + ": " + choice.reason() + "; " + decode;
+            // Decode is on the host either way: the chunks land in device memory and come back.
+            return choice.route() + ": " + why + (consumer == FileConsumer.CPU ? ", two PCIe crossings per byte" : ", decoded on the host, batches uploaded");
         }
         catch (RouteRefusedException e) {
+            log.debug("gds scan {}: refused: {}", state.name(), e.getMessage());
             return "refused: " + e.getMessage();
         }
     }

@@ -117,7 +117,7 @@ class DeviceRoutesTest
         assertEquals(0, gdsCrossings(result) + result.metric("pcieBounceHostToDeviceBytes") + result.metric("pcieBounceDeviceToHostBytes"),
                 "0 bytes may cross PCIe for a CPU query: " + result.metrics());
         String explain = frame.queryExecution().executedPlan().toString();
-        assertTrue(explain.contains("consumer=cpu") && explain.contains("assumed a CPU consumer") && explain.contains("no PCIe crossing"), explain);
+        assertTrue(explain.contains("consumer=cpu (HOST: CPU consumer, no PCIe crossing)"), explain);
         assertEquals(runtimes, ExecutorDevices.created(), "a CPU consumer's auto read (plan, explain and tasks) must create no device runtime");
     }
 

@@ -36,6 +36,24 @@ public final class CudaAvailability
         return deviceCount;
     }
 
+    /**
+     * A few words for the start-up line and explain strings ({@code no GPU}, {@code no CUDA libraries});
+     * the whole {@link #reason()} goes to the log at DEBUG.
+     */
+    public String shortReason()
+    {
+        if (available) {
+            return deviceCount + (deviceCount == 1 ? " GPU" : " GPUs");
+        }
+        if (reason.contains("no CUDA device")) {
+            return "no GPU";
+        }
+        if (reason.startsWith("UnsatisfiedLinkError") || reason.startsWith("NoClassDefFoundError") || reason.contains("cannot open shared object")) {
+            return "no CUDA libraries";
+        }
+        return reason.length() <= 60 ? reason : reason.substring(0, 57) + "...";
+    }
+
     /** Versions and device count when available; what failed when not. */
     public String reason()
     {

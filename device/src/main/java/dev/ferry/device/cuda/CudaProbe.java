@@ -35,7 +35,13 @@ public final class CudaProbe
                 if (result == null) {
                     result = probe();
                     cached = result;
-                    log.info("CUDA probe: {}", result);
+                    // Without CUDA this is the expected outcome on most machines: the backend choice says it once at INFO.
+                    if (result.available()) {
+                        log.info("CUDA probe: {}", result);
+                    }
+                    else {
+                        log.debug("CUDA probe: {}", result);
+                    }
                 }
             }
         }

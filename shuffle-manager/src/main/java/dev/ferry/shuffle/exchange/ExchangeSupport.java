@@ -2,7 +2,9 @@ package dev.ferry.shuffle.exchange;
 
 import java.util.Optional;
 
+import dev.ferry.conf.SparkConfigSources;
 import dev.ferry.shuffle.FerryShuffleManager;
+import dev.ferry.shuffle.ShuffleConfigKeys;
 import dev.ferry.shuffle.format.ArrowSchemas;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning;
@@ -14,10 +16,19 @@ import org.apache.spark.sql.catalyst.types.DataTypeUtils;
 import org.apache.spark.sql.execution.exchange.ShuffleExchangeExec;
 import org.apache.spark.sql.internal.SQLConf;
 
-/** Whether Ferry can take over one of Spark's shuffle exchanges, and if not, why. */
-final class ExchangeSupport
+/** Whether Ferry can take over one of Spark's shuffle exchanges, and if not, why (also asked by the explain provider). */
+public final class ExchangeSupport
 {
     private ExchangeSupport() {}
+
+    /** Why Ferry's rule will leave this exchange to Spark in the current session, or empty when it will take it. */
+    public static Optional<String> refusal(ShuffleExchangeExec exchange)
+    {
+        if (!ShuffleConfigKeys.ENABLED.get(SparkConfigSources.of(SQLConf.get()))) {
+            return Optional.of(ShuffleConfigKeys.ENABLED.name() + "=false");
+        }
+        return unsupportedReason(exchange);
+    }
 
     static Optional<String> unsupportedReason(ShuffleExchangeExec exchange)
     {

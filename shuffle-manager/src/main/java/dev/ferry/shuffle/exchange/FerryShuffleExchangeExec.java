@@ -6,7 +6,10 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.ferry.shuffle.ArrowShuffleSerializer;
+import dev.ferry.conf.SparkConfigSources;
 import dev.ferry.shuffle.ExchangeMetrics;
+import dev.ferry.shuffle.ShuffleConfigKeys;
+import dev.ferry.shuffle.UsableRoutes;
 import dev.ferry.shuffle.format.EncodingSettings;
 import org.apache.spark.FutureAction;
 import org.apache.spark.MapOutputStatistics;
@@ -29,6 +32,7 @@ import org.apache.spark.sql.execution.exchange.ShuffleOrigin;
 import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.execution.metric.SQLShuffleReadMetricsReporter$;
 import org.apache.spark.sql.execution.metric.SQLShuffleWriteMetricsReporter$;
+import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 import scala.Option;
@@ -151,7 +155,7 @@ public final class FerryShuffleExchangeExec
     private synchronized ExchangeMetrics ferryMetrics()
     {
         if (ferryMetrics == null) {
-            ferryMetrics = ExchangeMetrics.create(sparkContext());
+            ferryMetrics = ExchangeMetrics.create(sparkContext(), ShuffleConfigKeys.METRICS_LEVEL.get(SparkConfigSources.of(SQLConf.get())), UsableRoutes.current());
         }
         return ferryMetrics;
     }
@@ -176,10 +180,16 @@ public final class FerryShuffleExchangeExec
     public synchronized scala.collection.immutable.Map<String, SQLMetric> metrics()
     {
         if (allMetrics == null) {
+            // Spark's read reporter needs all of its metrics; the level decides which the plan lists.
             Map<String, SQLMetric> all = new LinkedHashMap<>(ferryMetrics().asMap());
-            all.putAll(CollectionConverters.asJava(writeMetrics()));
-            all.putAll(CollectionConverters.asJava(readMetrics()));
-            allMetrics = scala.collection.immutable.Map$.MODULE$.from(CollectionConverters.asScala(all));
+            all.putAll(new java.util.TreeMap<>(CollectionConverters.asJava(writeMetrics())));
+            new java.util.TreeMap<>(CollectionConverters.asJava(readMetrics())).forEach((key, metric) -> {
+                if (ExchangeMetrics.showsSparkReadMetric(ferryMetrics().level(), key)) {
+                    all.put(key, metric);
+                }
+            });
+            // In this order (Ferry's, then Spark's write and read metrics): a hash map would shuffle them in the UI.
+            allMetrics = scala.collection.immutable.ListMap$.MODULE$.from(CollectionConverters.asScala(all));
         }
         return allMetrics;
     }

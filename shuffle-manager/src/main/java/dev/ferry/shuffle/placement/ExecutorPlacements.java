@@ -21,6 +21,8 @@ import dev.ferry.topology.model.NodeTopology;
  */
 public final class ExecutorPlacements
 {
+    private static final String KEY = "spark.ferry.shuffle.executorPlacement";
+
     private ExecutorPlacements() {}
 
     public static ExecutorPlace assign(ClusterTopology cluster, String executorId, String hostname, String override)
@@ -42,11 +44,7 @@ public final class ExecutorPlacements
         Map<String, ExecutorPlace> overrides = parseOverride(override);
         ExecutorPlace listed = overrides.get(executorId);
         if (listed != null) {
-            NodeTopology node = cluster.node(listed.node())
-                    .orElseThrow(() -> new IllegalArgumentException("Executor " + executorId + " placed on node '" + listed.node() + "', not in topology " + cluster.name()));
-            listed.gpu().ifPresent(gpu -> node.gpu(gpu)
-                    .orElseThrow(() -> new IllegalArgumentException("Executor " + executorId + " placed on GPU '" + gpu + "', not on node " + node.hostname())));
-            return listed;
+            return resolve(cluster, executorId, listed);
         }
         int ordinal = ordinal(executorId);
         Optional<NodeTopology> own = cluster.node(hostname);
@@ -55,6 +53,50 @@ public final class ExecutorPlacements
             return new ExecutorPlace(node.hostname(), Optional.of(assignedGpu(node, executorId, sparkGpuAddresses.get(0)).name()));
         }
         return new ExecutorPlace(node.hostname(), gpu(node, own.isPresent() ? ordinal : ordinal / nodes.size()));
+    }
+
+    /**
+     * Checks every entry of {@code spark.ferry.shuffle.executorPlacement} against the topology file
+     * (the driver does, at start, so a wrong node or GPU fails the application there instead of
+     * killing the executors it names one by one).
+     */
+    public static void check(ClusterTopology cluster, String override)
+    {
+        for (Map.Entry<String, ExecutorPlace> entry : parseOverride(override).entrySet()) {
+            resolve(cluster, entry.getKey(), entry.getValue());
+        }
+    }
+
+    /** A listed place with its GPU named as the topology names it ({@code GPU1} for {@code 1}, {@code gpu1} or {@code GPU1}). */
+    private static ExecutorPlace resolve(ClusterTopology cluster, String executorId, ExecutorPlace listed)
+    {
+        NodeTopology node = cluster.node(listed.node())
+                .orElseThrow(() -> new IllegalArgumentException(KEY + ": executor " + executorId + " placed on node '" + listed.node() + "', not in topology "
+                        + cluster.name() + " (its nodes: " + cluster.nodes().stream().map(NodeTopology::hostname).toList() + ")"));
+        if (listed.gpu().isEmpty()) {
+            return listed;
+        }
+        String written = listed.gpu().get();
+        Gpu gpu = listedGpu(node, written).orElseThrow(() -> new IllegalArgumentException(KEY + ": executor " + executorId + " placed on GPU '" + written
+                + "', not on node " + node.hostname() + " (its GPUs: " + node.gpus().stream().map(g -> g.index() + " or " + g.name()).toList() + ")"));
+        return new ExecutorPlace(node.hostname(), Optional.of(gpu.name()));
+    }
+
+    /** A GPU as people write it in a placement: its name ({@code GPU0}, any case), its index ({@code 0}) or {@code GPU<index>}. */
+    static Optional<Gpu> listedGpu(NodeTopology node, String written)
+    {
+        String trimmed = written.trim();
+        for (Gpu gpu : node.gpus()) {
+            if (gpu.name().equalsIgnoreCase(trimmed)) {
+                return Optional.of(gpu);
+            }
+        }
+        String digits = trimmed.regionMatches(true, 0, "GPU", 0, 3) ? trimmed.substring(3) : trimmed;
+        if (digits.isEmpty() || !digits.chars().allMatch(Character::isDigit) || digits.length() > 6) {
+            return Optional.empty();
+        }
+        int index = Integer.parseInt(digits);
+        return node.gpus().stream().filter(gpu -> gpu.index() == index).findFirst();
     }
 
     /** The GPU of {@code node} that Spark's address names: its NVML index, else its name or UUID. */
@@ -86,6 +128,12 @@ public final class ExecutorPlacements
         }
     }
 
+    /** The syntax of the setting alone (no topology needed): what its key checks at start. */
+    public static void checkSyntax(String override)
+    {
+        parseOverride(override);
+    }
+
     static Map<String, ExecutorPlace> parseOverride(String override)
     {
         Map<String, ExecutorPlace> places = new HashMap<>();
@@ -99,13 +147,15 @@ public final class ExecutorPlacements
             }
             int equals = trimmed.indexOf('=');
             if (equals <= 0 || equals == trimmed.length() - 1) {
-                throw new IllegalArgumentException("Executor placement '" + trimmed + "' is not <executorId>=<node>[:<gpu>]");
+                throw new IllegalArgumentException("executor placement '" + trimmed + "' is not <executorId>=<node>[:<gpu>] (e.g. 1=dgx-a:GPU0 or 1=dgx-a:0)");
             }
-            String place = trimmed.substring(equals + 1);
+            String place = trimmed.substring(equals + 1).trim();
             int colon = place.lastIndexOf(':');
             ExecutorPlace parsed = colon < 0 ? new ExecutorPlace(place, Optional.empty())
                     : new ExecutorPlace(place.substring(0, colon), Optional.of(place.substring(colon + 1)));
-            places.put(trimmed.substring(0, equals).trim(), parsed);
+            if (places.put(trimmed.substring(0, equals).trim(), parsed) != null) {
+                throw new IllegalArgumentException("executor placement lists executor " + trimmed.substring(0, equals).trim() + " twice");
+            }
         }
         return places;
     }

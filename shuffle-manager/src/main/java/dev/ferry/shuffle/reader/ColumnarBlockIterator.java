@@ -251,6 +251,10 @@ final class ColumnarBlockIterator
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         readMetrics.incFetchWaitTime(millis);
         readMetrics.incRemoteReqsDuration(millis);
+        if (!request.isEmpty()) {
+            // One request goes to one peer; its wait is charged to the route its first block took.
+            exchangeMetrics.addFetchWait(fetched.routeOf(0), millis);
+        }
         for (int i = 0; i < request.size(); i++) {
             BlockBytes bytes = fetched.blocks().get(i);
             readMetrics.incRemoteBlocksFetched(1);

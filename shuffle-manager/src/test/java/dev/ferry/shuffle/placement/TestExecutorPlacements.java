@@ -41,6 +41,31 @@ class TestExecutorPlacements
     }
 
     @Test
+    void aGpuIsWrittenByNameOrByIndex()
+    {
+        ExecutorPlace gpu3 = new ExecutorPlace("pcie-a", Optional.of("GPU3"));
+        assertEquals(gpu3, ExecutorPlacements.assign(ROCE, "1", "x", "1=pcie-a:GPU3"));
+        assertEquals(gpu3, ExecutorPlacements.assign(ROCE, "1", "x", "1=pcie-a:3"));
+        assertEquals(gpu3, ExecutorPlacements.assign(ROCE, "1", "x", "1=pcie-a:gpu3"));
+        assertEquals(gpu3, ExecutorPlacements.assign(ROCE, "1", "x", " 1 = pcie-a:3 "));
+    }
+
+    @Test
+    void aWrongPlacementIsRefusedWholeNamingTheKeyAndWhatTheFileHas()
+    {
+        ExecutorPlacements.check(ROCE, "0=pcie-a:0,1=pcie-b:GPU1");
+        IllegalArgumentException node = assertThrows(IllegalArgumentException.class, () -> ExecutorPlacements.check(ROCE, "0=pcie-a:0,1=dgx-a:GPU0"));
+        assertEquals("spark.ferry.shuffle.executorPlacement: executor 1 placed on node 'dgx-a', not in topology " + ROCE.name() + " (its nodes: [pcie-a, pcie-b])",
+                node.getMessage());
+        IllegalArgumentException gpu = assertThrows(IllegalArgumentException.class, () -> ExecutorPlacements.check(ROCE, "2=pcie-b:7"));
+        assertTrue(gpu.getMessage().startsWith("spark.ferry.shuffle.executorPlacement: executor 2 placed on GPU '7', not on node pcie-b (its GPUs: [0 or GPU0, "),
+                gpu.getMessage());
+        IllegalArgumentException syntax = assertThrows(IllegalArgumentException.class, () -> ExecutorPlacements.checkSyntax("1:pcie-a"));
+        assertEquals("executor placement '1:pcie-a' is not <executorId>=<node>[:<gpu>] (e.g. 1=dgx-a:GPU0 or 1=dgx-a:0)", syntax.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ExecutorPlacements.checkSyntax("1=pcie-a,1=pcie-b"));
+    }
+
+    @Test
     void thePlaceRidesBesideTheTcpPort()
     {
         BlockManagerId server = BlockManagerId.apply("3", "host-b", 7337, scala.Option.empty());

@@ -60,8 +60,11 @@ public final class VerbsProviders
                 if (availability.available()) {
                     return new VerbsSelection(Optional.of(disni.get()), "spark.ferry.transport.verbs=auto chose disni: " + availability.reason());
                 }
-                AUTO_WITHOUT_RDMA.incrementAndGet();
-                log.warn("spark.ferry.transport.verbs=auto: no RDMA routes because {}", availability.reason());
+                // The expected outcome without an RDMA NIC or libdisni: once per JVM at INFO, the details at DEBUG.
+                if (AUTO_WITHOUT_RDMA.getAndIncrement() == 0) {
+                    log.info("spark.ferry.transport.verbs=auto: no RDMA routes (no DiSNI verbs layer; details at DEBUG)");
+                }
+                log.debug("spark.ferry.transport.verbs=auto: no RDMA routes because {}", availability.reason());
                 return new VerbsSelection(Optional.empty(), "spark.ferry.transport.verbs=auto found no verbs layer: " + availability.reason());
             }
         }

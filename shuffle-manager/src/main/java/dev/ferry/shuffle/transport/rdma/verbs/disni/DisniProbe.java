@@ -41,7 +41,8 @@ public final class DisniProbe
                         log.info("DiSNI available: {}", result.reason());
                     }
                     else {
-                        log.warn("{}; RDMA routes through DiSNI are disabled", result.reason());
+                        // Expected on machines without RDMA: the verbs selection says it once (INFO for auto, an error for disni).
+                        log.debug("{}; RDMA routes through DiSNI are disabled", result.reason());
                     }
                 }
             }
