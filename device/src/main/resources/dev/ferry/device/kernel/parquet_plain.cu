@@ -18,12 +18,15 @@ __device__ long long ferry_load_le(const unsigned char* bytes, int count)
 
 // PLAIN BYTE_ARRAY: each entry is a 4-byte little-endian length and that many bytes. One thread
 // walks entryCount entries of data[0, byteCount) (each start depends on every earlier length),
-// writing where each entry's bytes start and how long they are. A length or bytes past the page
+// writing where each entry's bytes start (startBase + the offset in data: the host passes where data
+// sits in the buffer the gather reads, so pages of one chunk share one entry table) and how long
+// they are. A length or bytes past the page
 // flag FERRY_ERROR_OVERRUN; that entry and the ones after it get length 0. Launch 1 x 1.
 extern "C" __global__ void ferry_plain_byte_array_index(
         const unsigned char* data,
         long long byteCount,
         int entryCount,
+        long long startBase,
         long long* entryStarts,
         unsigned int* entryLengths,
         unsigned int* errors)
@@ -50,7 +53,7 @@ extern "C" __global__ void ferry_plain_byte_array_index(
                 atomicOr(errors, FERRY_ERROR_OVERRUN);
             }
         }
-        entryStarts[entry] = bad ? 0 : position + 4;
+        entryStarts[entry] = bad ? startBase : startBase + position + 4;
         entryLengths[entry] = length;
         if (!bad) {
             position += 4 + (long long) length;
