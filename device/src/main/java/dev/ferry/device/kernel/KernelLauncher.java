@@ -22,6 +22,7 @@ public final class KernelLauncher
 
     private final int device;
     private final String architecture;
+    private final CUctx_st context;
     private final Map<String, CUmod_st> modules = new HashMap<>();
     private final Map<String, LoadedKernel> functions = new HashMap<>();
 
@@ -40,7 +41,24 @@ public final class KernelLauncher
         this.architecture = architecture(device);
         CUctx_st context = new CUctx_st();
         DriverErrors.check(cudart.cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
+        this.context = context;
+        bindToThisThread();
+    }
+
+    /**
+     * Makes this launcher's context (device 0's primary context, the one the CUDA runtime uses)
+     * current on the calling thread: a context is current per thread, and task threads other than
+     * the one that built the launcher launch kernels too.
+     */
+    public void bindToThisThread()
+    {
         DriverErrors.check(cudart.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    }
+
+    /** The device whose primary context the kernels load into (0). */
+    public int device()
+    {
+        return device;
     }
 
     /** {@code sm_XY} from the device's compute capability, as NVRTC's --gpu-architecture takes it. */
