@@ -9,6 +9,7 @@ import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.gds.TestingFiles;
 import dev.ferry.gds.TestingSpark;
 import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
+import dev.ferry.gds.decode.cuda.HostCompiledKernels;
 import dev.ferry.gds.decode.cuda.KernelEmulation;
 import dev.ferry.gds.device.ArrowDeviceUpload;
 import dev.ferry.gds.device.DeviceBatch;
@@ -266,6 +267,10 @@ public final class DeviceDecodeComparison
             for (DeviceBufferKernels built : kernels) {
                 if (built instanceof KernelEmulation emulation) {
                     assertEquals(0, emulation.allocatedBytes(), file + ": emulated device memory left behind");
+                }
+                if (built instanceof HostCompiledKernels host) {
+                    assertEquals(0, host.allocatedBytes(), file + ": host kernel memory left behind");
+                    host.close();
                 }
             }
         }
