@@ -213,6 +213,12 @@ final class CudaColumnChunkDecoder
         closeChunk();
     }
 
+    @Override
+    public void release()
+    {
+        closeChunk();
+    }
+
     private void closeChunk()
     {
         if (chunk != null) {

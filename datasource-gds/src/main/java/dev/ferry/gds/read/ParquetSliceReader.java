@@ -683,6 +683,8 @@ public final class ParquetSliceReader
             ahead = null;
         }
         prefetched.clear();
+        // A reader closed mid-row-group (a LIMIT) frees what the device decoder holds for the chunk.
+        shape.columns().forEach(ColumnChunkDecoder::release);
         reader.close();
     }
 

@@ -168,6 +168,47 @@ public final class DeviceDecodeComparison
 
     private static long decodedBytes;
 
+    /**
+     * Opens {@code path} (a file with more than one batch in its first row group), takes one device
+     * batch with {@code kernels}, closes the batch and the reader mid-row-group, and returns the kernels
+     * so the caller can see what they still hold.
+     */
+    public static DeviceBufferKernels firstDeviceBatchThenClose(DeviceRuntime deviceRuntime, Path path, Function<DeviceTarget, DeviceBufferKernels> kernels)
+            throws IOException
+    {
+        byte[] bytes = Files.readAllBytes(path);
+        ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
+        GdsReadSettings settings = settings();
+        SourceFile source = new SourceFile(path.toString(), bytes.length, InternalRow.empty(), List.of());
+        StructType schema;
+        FileSlice slice;
+        try (TestingParquetDataSource footerSource = source(bytes)) {
+            ParquetMetadata footer = FooterReader.read(footerSource, options, settings.footerTail(), new PrefetchedRanges());
+            schema = flatColumns(SchemaInference.dataSchema(List.of(new PlannedFile(source, footer)), SQLConf.get(), path.toString()));
+            int[] rowGroups = new int[footer.getBlocks().size()];
+            long rows = 0;
+            for (int index = 0; index < rowGroups.length; index++) {
+                rowGroups[index] = index;
+                rows += footer.getBlocks().get(index).getRowCount();
+            }
+            assertTrue(footer.getBlocks().get(0).getRowCount() > BATCH_ROWS, path + ": one batch must not cover the first row group");
+            slice = new FileSlice(source, rowGroups, bytes.length, rows);
+        }
+        DeviceBufferKernels[] built = new DeviceBufferKernels[1];
+        try (RootAllocator allocator = new RootAllocator();
+                DeviceStream stream = deviceRuntime.newStream(0);
+                ParquetSliceReader reader = new ParquetSliceReader(slice, source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty())) {
+            reader.useDeviceKernels(target -> {
+                built[0] = kernels.apply(target);
+                return built[0];
+            });
+            try (DeviceBatch batch = reader.nextOnDevice(BATCH_ROWS, new DeviceTarget(deviceRuntime, 0, stream)).orElseThrow()) {
+                assertEquals(BATCH_ROWS, batch.rows());
+            }
+        }
+        return built[0];
+    }
+
     /** Compares one file's flat columns host against device; empty when the host path refuses the file (the corpus holds broken and unsupported files). */
     private static Optional<Long> compare(Path path, Map<String, Long> fallbacks)
             throws IOException

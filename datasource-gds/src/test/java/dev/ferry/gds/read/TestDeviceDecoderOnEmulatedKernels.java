@@ -55,5 +55,14 @@ class TestDeviceDecoderOnEmulatedKernels
         assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("type ")), "converted types fall back: " + fallbacks);
         assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("BOOLEAN")), "booleans fall back: " + fallbacks);
         assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+
+        // A reader closed mid-row-group (a LIMIT) frees the chunk the device decoder holds.
+        Path sparkFile;
+        try (var files = java.nio.file.Files.list(directory.resolve("spark-v2"))) {
+            sparkFile = files.filter(file -> file.getFileName().toString().endsWith(".parquet")).findFirst().orElseThrow();
+        }
+        EmulatedDeviceKernels kernels = (EmulatedDeviceKernels) DeviceDecodeComparison.firstDeviceBatchThenClose(runtime, sparkFile, EmulatedDeviceKernels::new);
+        assertEquals(0, kernels.allocatedBytes(), "emulated device memory left after closing mid-row-group");
+        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "device buffers left after closing mid-row-group");
     }
 }
