@@ -45,6 +45,7 @@ final class CudaDecodeKernels
     private final LoadedKernel plainByteArrayIndex;
     private final LoadedKernel int96ToMicros;
     private final LoadedKernel decimalTo128;
+    private final LoadedKernel timestampToMicros;
 
     // Public for the reflective construction in DeviceKernelsLoader.
     public CudaDecodeKernels(BufferAllocator allocator)
@@ -69,6 +70,7 @@ final class CudaDecodeKernels
         plainByteArrayIndex = launcher.load(plain, "ferry_plain_byte_array_index");
         int96ToMicros = launcher.load(plain, "ferry_int96_to_micros");
         decimalTo128 = launcher.load(plain, "ferry_decimal_to_128");
+        timestampToMicros = launcher.load(plain, "ferry_timestamp_to_micros");
     }
 
     @Override
@@ -239,6 +241,12 @@ final class CudaDecodeKernels
     public void decimalTo128(long in, int count, int inWidth, int bigEndian, long out, long errors)
     {
         launch(decimalTo128, count, in, count, inWidth, bigEndian, out, errors);
+    }
+
+    @Override
+    public void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors)
+    {
+        launch(timestampToMicros, count, in, count, multiply, divide, out, errors);
     }
 
     private static void check(int result, String operation)

@@ -57,4 +57,7 @@ public interface DecodeKernels
     void int96ToMicros(long in, int count, long out);
 
     void decimalTo128(long in, int count, int inWidth, int bigEndian, long out, long errors);
+
+    /** INT64 MILLIS (multiply 1000) or NANOS (divide 1000) to microseconds; not yet chosen by the decoder (those pairs take the CPU). */
+    void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors);
 }

@@ -473,6 +473,32 @@ public class KernelEmulation
         }
     }
 
+    @Override
+    public void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors)
+    {
+        for (long index = 0; index < count; index++) {
+            long value = getLong(in, index);
+            if (multiply > 1) {
+                long limit = Long.MAX_VALUE / multiply;
+                if (value > limit || value < -limit) {
+                    or(errors, KernelErrorFlags.VALUE_RANGE);
+                    value = 0;
+                }
+                else {
+                    value *= multiply;
+                }
+            }
+            if (divide > 1) {
+                long quotient = value / divide;
+                if (value % divide != 0 && value < 0) {
+                    quotient--;
+                }
+                value = quotient;
+            }
+            putLong(out, index, value);
+        }
+    }
+
     // ---- emulated memory
 
     private record Region(byte[] bytes, int offset) {}

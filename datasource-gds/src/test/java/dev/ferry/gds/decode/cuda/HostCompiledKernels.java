@@ -100,6 +100,7 @@ public final class HostCompiledKernels
                         else if (kernel == "ferry_plain_byte_array_index") GRID(ferry_plain_byte_array_index(A(0, const unsigned char*), k[1], (int) k[2], k[3], A(4, long long*), A(5, unsigned int*), A(6, unsigned int*)))
                         else if (kernel == "ferry_int96_to_micros") GRID(ferry_int96_to_micros(A(0, const unsigned char*), (int) k[1], A(2, long long*)))
                         else if (kernel == "ferry_decimal_to_128") GRID(ferry_decimal_to_128(A(0, const unsigned char*), (int) k[1], (int) k[2], (int) k[3], A(4, unsigned char*), A(5, unsigned int*)))
+                        else if (kernel == "ferry_timestamp_to_micros") GRID(ferry_timestamp_to_micros(A(0, const long long*), (int) k[1], (int) k[2], (int) k[3], A(4, long long*), A(5, unsigned int*)))
                         else { std::fprintf(stderr, "unknown kernel %s\\n", name); return 4; }
                         std::printf("ok\\n");
                     }
@@ -362,6 +363,12 @@ public final class HostCompiledKernels
     public void decimalTo128(long in, int count, int inWidth, int bigEndian, long out, long errors)
     {
         launch("ferry_decimal_to_128", count, in, count, inWidth, bigEndian, out, errors);
+    }
+
+    @Override
+    public void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors)
+    {
+        launch("ferry_timestamp_to_micros", count, in, count, multiply, divide, out, errors);
     }
 
     @Override
