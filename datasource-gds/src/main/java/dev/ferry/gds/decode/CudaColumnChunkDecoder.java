@@ -80,7 +80,7 @@ final class CudaColumnChunkDecoder
                         refusal = "decimal stored as " + physical + " is not decoded by the device kernels yet";
                     }
                 }
-                case BOOL -> refusal = "BOOLEAN (bit-packed values) is not decoded by the device kernels yet";
+                case BOOL -> chosen = Optional.of(DeviceValueKind.BOOLEANS);
             }
         }
         this.kind = chosen;

@@ -89,10 +89,12 @@ extern "C" __global__ void ferry_spaced_fixed(
 }
 
 // PLAIN booleans (one bit each, LSB first, dense) to an Arrow bit vector: one thread per output
-// byte. A dense bit past denseCount flags FERRY_ERROR_OVERRUN and reads 0.
+// byte; value i reads dense bit slotBase + slot(i) (slotBase lets a batch of a required column
+// start mid-byte). A dense bit past denseCount flags FERRY_ERROR_OVERRUN and reads 0.
 extern "C" __global__ void ferry_spaced_booleans(
         const unsigned char* dense,
         long long denseCount,
+        long long slotBase,
         const unsigned char* bitmap,
         const int* positions,
         int valueCount,
@@ -109,7 +111,7 @@ extern "C" __global__ void ferry_spaced_booleans(
         if (index >= valueCount || !ferry_valid(bitmap, index)) {
             continue;
         }
-        long long slot = ferry_slot(positions, index);
+        long long slot = slotBase + ferry_slot(positions, index);
         if (slot >= denseCount) {
             atomicOr(errors, FERRY_ERROR_OVERRUN);
             continue;
@@ -119,6 +121,34 @@ extern "C" __global__ void ferry_spaced_booleans(
         }
     }
     out[byteIndex] = (unsigned char) bits;
+}
+
+// Appends bitCount bits (LSB first) of source at bit targetBitOffset of target: a page's PLAIN
+// booleans into the chunk's dense bits. One thread per target byte touched; bits of a byte outside
+// [targetBitOffset, targetBitOffset + bitCount) keep their value (the previous page's), so pages are
+// appended one launch after another.
+extern "C" __global__ void ferry_copy_bits(
+        const unsigned char* source,
+        long long bitCount,
+        unsigned char* target,
+        long long targetBitOffset)
+{
+    long long first = targetBitOffset >> 3;
+    long long byteIndex = first + (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (bitCount <= 0 || byteIndex > (targetBitOffset + bitCount - 1) >> 3) {
+        return;
+    }
+    unsigned int value = target[byteIndex];
+    for (int bit = 0; bit < 8; bit++) {
+        long long global = byteIndex * 8 + bit;
+        long long from = global - targetBitOffset;
+        if (from < 0 || from >= bitCount) {
+            continue;
+        }
+        unsigned int set = (source[from >> 3] >> (from & 7)) & 1u;
+        value = (value & ~(1u << bit)) | (set << bit);
+    }
+    target[byteIndex] = (unsigned char) value;
 }
 
 // Strings, step 1 of 2: lengths[i] = the byte length value i will have (0 for nulls), from a

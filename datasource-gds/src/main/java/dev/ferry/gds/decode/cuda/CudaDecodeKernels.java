@@ -40,6 +40,8 @@ final class CudaDecodeKernels
     private final LoadedKernel scanWrite;
     private final LoadedKernel dictGatherFixed;
     private final LoadedKernel spacedFixed;
+    private final LoadedKernel spacedBooleans;
+    private final LoadedKernel copyBits;
     private final LoadedKernel stringLengths;
     private final LoadedKernel stringGather;
     private final LoadedKernel plainByteArrayIndex;
@@ -65,6 +67,8 @@ final class CudaDecodeKernels
         scanWrite = launcher.load(scan, "ferry_scan_write");
         dictGatherFixed = launcher.load(gather, "ferry_dict_gather_fixed");
         spacedFixed = launcher.load(gather, "ferry_spaced_fixed");
+        spacedBooleans = launcher.load(gather, "ferry_spaced_booleans");
+        copyBits = launcher.load(gather, "ferry_copy_bits");
         stringLengths = launcher.load(gather, "ferry_string_lengths");
         stringGather = launcher.load(gather, "ferry_string_gather");
         plainByteArrayIndex = launcher.load(plain, "ferry_plain_byte_array_index");
@@ -210,6 +214,21 @@ final class CudaDecodeKernels
     public void spacedFixed(long dense, long denseCount, int width, long bitmap, long positions, int valueCount, long out, long errors)
     {
         launch(spacedFixed, valueCount, dense, denseCount, width, bitmap, positions, valueCount, out, errors);
+    }
+
+    @Override
+    public void spacedBooleans(long dense, long denseCount, long slotBase, long bitmap, long positions, int valueCount, long out, long errors)
+    {
+        launch(spacedBooleans, ((long) valueCount + 7) / 8, dense, denseCount, slotBase, bitmap, positions, valueCount, out, errors);
+    }
+
+    @Override
+    public void copyBits(long source, long bitCount, long target, long targetBitOffset)
+    {
+        if (bitCount <= 0) {
+            return;
+        }
+        launch(copyBits, ((targetBitOffset + bitCount - 1) >> 3) - (targetBitOffset >> 3) + 1, source, bitCount, target, targetBitOffset);
     }
 
     @Override

@@ -47,6 +47,10 @@ public interface DecodeKernels
 
     void spacedFixed(long dense, long denseCount, int width, long bitmap, long positions, int valueCount, long out, long errors);
 
+    void spacedBooleans(long dense, long denseCount, long slotBase, long bitmap, long positions, int valueCount, long out, long errors);
+
+    void copyBits(long source, long bitCount, long target, long targetBitOffset);
+
     void stringLengths(int dictionary, long entryLengths, int entryCount, long indices, long bitmap, long positions, int valueCount, long lengths, long errors);
 
     void stringGather(int dictionary, long entryBytes, long entryStarts, long entryLengths, int entryCount, long indices, long bitmap, long positions,

@@ -132,7 +132,22 @@ public final class DeviceChunkDecode
             denseStarts[pages.pages().size()] = rows;
         }
         denseTotal = denseStarts[pages.pages().size()];
-        if (pages.dictionaryEncoded()) {
+        if (kind == DeviceValueKind.BOOLEANS) {
+            if (pages.dictionaryEncoded()) {
+                throw corrupt("dictionary-encoded BOOLEAN data pages");
+            }
+            // Dense bits of the whole chunk, each page's appended at its first dense slot.
+            dense = own((denseTotal + 7) / 8);
+            for (ChunkPages.DataPageLayout page : pages.pages()) {
+                int start = denseStarts[page.index()];
+                int count = denseStarts[page.index() + 1] - start;
+                if (((long) count + 7) / 8 > page.valuesLength()) {
+                    throw corrupt("data page " + page.index() + " holds " + page.valuesLength() + " value bytes, fewer than its " + count + " booleans");
+                }
+                kernels.copyBits(chunk + page.valuesOffset(), count, dense, start);
+            }
+        }
+        else if (pages.dictionaryEncoded()) {
             decodeDictionary();
             indices = own(4L * denseTotal);
             RunTable runs = new RunTable(maxPageValues());
@@ -212,7 +227,7 @@ public final class DeviceChunkDecode
             case FIXED4, FIXED8 -> kernels.copy(in, out, (long) count * kind.parquetWidth());
             case INT96_MICROS -> kernels.int96ToMicros(in, count, out);
             case DECIMAL_INT32, DECIMAL_INT64 -> kernels.decimalTo128(in, count, kind.parquetWidth(), 0, out, errors);
-            case STRINGS -> throw new IllegalStateException("strings are not converted");
+            case STRINGS, BOOLEANS -> throw new IllegalStateException(kind + " are not converted");
         }
     }
 
@@ -272,6 +287,11 @@ public final class DeviceChunkDecode
                 finally {
                     kernels.free(lengthsScratch);
                 }
+            }
+            else if (kind == DeviceValueKind.BOOLEANS) {
+                long values = allocateOut(buffers, validityLength);
+                kernels.spacedBooleans(dense, denseTotal, skip, bitmap, slots, count, values, errors);
+                lengths.add(validityLength);
             }
             else {
                 int width = kind.arrowWidth();

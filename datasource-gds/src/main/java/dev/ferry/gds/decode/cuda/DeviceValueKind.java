@@ -17,7 +17,9 @@ public enum DeviceValueKind
     /** INT64 unscaled decimals to decimal128 (ferry_decimal_to_128). */
     DECIMAL_INT64(8, 16),
     /** BYTE_ARRAY to Arrow offsets and data. */
-    STRINGS(0, 0);
+    STRINGS(0, 0),
+    /** PLAIN BOOLEAN bits to an Arrow bit vector (ferry_copy_bits per page, ferry_spaced_booleans per batch). */
+    BOOLEANS(0, 0);
 
     private final int parquetWidth;
     private final int arrowWidth;

@@ -366,6 +366,50 @@ public class KernelEmulation
     }
 
     @Override
+    public void spacedBooleans(long dense, long denseCount, long slotBase, long bitmap, long positions, int valueCount, long out, long errors)
+    {
+        long byteCount = ((long) valueCount + 7) / 8;
+        for (long byteIndex = 0; byteIndex < byteCount; byteIndex++) {
+            int bits = 0;
+            for (int bit = 0; bit < 8; bit++) {
+                long index = byteIndex * 8 + bit;
+                if (index >= valueCount || !valid(bitmap, index)) {
+                    continue;
+                }
+                long slot = slotBase + slot(positions, index);
+                if (slot >= denseCount) {
+                    or(errors, KernelErrorFlags.OVERRUN);
+                    continue;
+                }
+                if (((u8(dense, slot >> 3) >> (slot & 7)) & 1) != 0) {
+                    bits |= 1 << bit;
+                }
+            }
+            putByte(out, byteIndex, bits);
+        }
+    }
+
+    @Override
+    public void copyBits(long source, long bitCount, long target, long targetBitOffset)
+    {
+        if (bitCount <= 0) {
+            return;
+        }
+        for (long byteIndex = targetBitOffset >> 3; byteIndex <= (targetBitOffset + bitCount - 1) >> 3; byteIndex++) {
+            int value = u8(target, byteIndex);
+            for (int bit = 0; bit < 8; bit++) {
+                long from = byteIndex * 8 + bit - targetBitOffset;
+                if (from < 0 || from >= bitCount) {
+                    continue;
+                }
+                int set = (u8(source, from >> 3) >> (from & 7)) & 1;
+                value = (value & ~(1 << bit)) | (set << bit);
+            }
+            putByte(target, byteIndex, value);
+        }
+    }
+
+    @Override
     public void stringLengths(int dictionary, long entryLengths, int entryCount, long indices, long bitmap, long positions, int valueCount, long lengths, long errors)
     {
         for (long index = 0; index < valueCount; index++) {

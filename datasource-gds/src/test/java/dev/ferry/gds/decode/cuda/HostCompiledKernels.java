@@ -95,6 +95,8 @@ public final class HostCompiledKernels
                         else if (kernel == "ferry_scan_write") GRID(ferry_scan_write(A(0, const unsigned int*), (int) k[1], (int) k[2], (int) k[3], (unsigned int) k[4], A(5, const unsigned long long*), A(6, int*), A(7, unsigned int*)))
                         else if (kernel == "ferry_dict_gather_fixed") GRID(ferry_dict_gather_fixed(A(0, const unsigned char*), (int) k[1], (int) k[2], A(3, const unsigned int*), A(4, const unsigned char*), A(5, const int*), (int) k[6], A(7, unsigned char*), A(8, unsigned int*)))
                         else if (kernel == "ferry_spaced_fixed") GRID(ferry_spaced_fixed(A(0, const unsigned char*), k[1], (int) k[2], A(3, const unsigned char*), A(4, const int*), (int) k[5], A(6, unsigned char*), A(7, unsigned int*)))
+                        else if (kernel == "ferry_spaced_booleans") GRID(ferry_spaced_booleans(A(0, const unsigned char*), k[1], k[2], A(3, const unsigned char*), A(4, const int*), (int) k[5], A(6, unsigned char*), A(7, unsigned int*)))
+                        else if (kernel == "ferry_copy_bits") GRID(ferry_copy_bits(A(0, const unsigned char*), k[1], A(2, unsigned char*), k[3]))
                         else if (kernel == "ferry_string_lengths") GRID(ferry_string_lengths((int) k[0], A(1, const unsigned int*), (int) k[2], A(3, const unsigned int*), A(4, const unsigned char*), A(5, const int*), (int) k[6], A(7, unsigned int*), A(8, unsigned int*)))
                         else if (kernel == "ferry_string_gather") GRID(ferry_string_gather((int) k[0], A(1, const unsigned char*), A(2, const long long*), A(3, const unsigned int*), (int) k[4], A(5, const unsigned int*), A(6, const unsigned char*), A(7, const int*), (int) k[8], A(9, const int*), A(10, unsigned char*)))
                         else if (kernel == "ferry_plain_byte_array_index") GRID(ferry_plain_byte_array_index(A(0, const unsigned char*), k[1], (int) k[2], k[3], A(4, long long*), A(5, unsigned int*), A(6, unsigned int*)))
@@ -123,7 +125,8 @@ public final class HostCompiledKernels
     public static synchronized java.util.Optional<Path> build(Path directory)
             throws IOException, InterruptedException, URISyntaxException
     {
-        if (binary != null) {
+        // Another test class's build may sit in a temporary directory JUnit has removed since.
+        if (binary != null && Files.isExecutable(binary)) {
             return java.util.Optional.of(binary);
         }
         Path compiler = onPath("c++");
@@ -158,7 +161,7 @@ public final class HostCompiledKernels
     public HostCompiledKernels(DeviceTarget target)
     {
         this.target = target;
-        if (binary == null) {
+        if (binary == null || !Files.isExecutable(binary)) {
             throw new IllegalStateException("build() first");
         }
         try {
@@ -332,6 +335,21 @@ public final class HostCompiledKernels
     public void spacedFixed(long dense, long denseCount, int width, long bitmap, long positions, int valueCount, long out, long errors)
     {
         launch("ferry_spaced_fixed", valueCount, dense, denseCount, width, bitmap, positions, valueCount, out, errors);
+    }
+
+    @Override
+    public void spacedBooleans(long dense, long denseCount, long slotBase, long bitmap, long positions, int valueCount, long out, long errors)
+    {
+        launch("ferry_spaced_booleans", ((long) valueCount + 7) / 8, dense, denseCount, slotBase, bitmap, positions, valueCount, out, errors);
+    }
+
+    @Override
+    public void copyBits(long source, long bitCount, long target, long targetBitOffset)
+    {
+        if (bitCount <= 0) {
+            return;
+        }
+        launch("ferry_copy_bits", ((targetBitOffset + bitCount - 1) >> 3) - (targetBitOffset >> 3) + 1, source, bitCount, target, targetBitOffset);
     }
 
     @Override

@@ -50,6 +50,27 @@ class TestDeviceChunkDecode
     }
 
     @Test
+    void requiredBooleansOfTwoPagesAcrossBatchesStartingMidByte()
+    {
+        KernelEmulation kernels = new KernelEmulation();
+        // Page 0: 5 booleans 1,0,1,1,0 (0b01101); page 1: 6 booleans 1,1,0,0,0,1 (0b100011).
+        DataPage first = v1(new byte[] {0b01101}, 5, Encoding.PLAIN);
+        DataPage second = v1(new byte[] {0b100011}, 6, Encoding.PLAIN);
+        try (DeviceChunkDecode chunk = new DeviceChunkDecode(kernels, NAME, DeviceValueKind.BOOLEANS, 0, ChunkPages.of(null, List.of(first, second), 0))) {
+            DeviceChunkDecode.Batch head = chunk.batch(0, 3);
+            DeviceChunkDecode.Batch tail = chunk.batch(3, 8);
+            assertArrayEquals(new byte[] {0b111}, download(kernels, head.buffers().get(0), 1));
+            assertArrayEquals(new byte[] {0b101}, download(kernels, head.buffers().get(1), 1));
+            // Rows 3..10: 1,0,1,1,0,0,0,1.
+            assertArrayEquals(new byte[] {(byte) 0b10001101}, download(kernels, tail.buffers().get(1), 1));
+            assertEquals(List.of(1L, 1L), head.lengths());
+            head.buffers().forEach(kernels::free);
+            tail.buffers().forEach(kernels::free);
+        }
+        assertEquals(0, kernels.allocatedBytes());
+    }
+
+    @Test
     void aDictionaryIndexPastTheDictionaryIsRefusedNamingThePage()
     {
         KernelEmulation kernels = new KernelEmulation();
