@@ -173,6 +173,14 @@ if [ "$FULL" = 1 ]; then
             --select-class dev.ferry.gds.spark.ForeignWriterCorpusTest --reports-dir "$OUT/junit-corpus-$ROUTE"
     done
 
+    # 4b. The device decoder (issue 18): on the cuda backend the gds reader's device batches decoded by the CUDA kernels
+    #     (NVRTC-compiled parquet_rle/scan/gather/plain.cu, launched through the driver API) over the pyarrow corpus,
+    #     parquet-testing (where carried) and Spark-written files, every buffer compared byte for byte with the CPU
+    #     decoder's, fallbacks counted by reason, decoded GB/s of both paths printed. Skipped with the reason where the
+    #     kernels cannot run (the simulated dry run).
+    stage device-decode 150 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CORPUS_ROOT:$CP" "${JUNIT[@]}" \
+        --select-class dev.ferry.gds.read.DeviceDecodeGpuCheck --reports-dir "$OUT/junit-device-decode"
+
     # 5. The shuffle with stage=device against Spark's sort shuffle: the benchmark's queries in local mode (results
     #    compared by the benchmark), then a group-by over two executor JVMs on the one GPU, placed on two GPUs of a
     #    topology file's node so their blocks take the device routes (CUDA IPC across the JVMs, imported on the

@@ -87,4 +87,10 @@ public interface ColumnChunkDecoder
 
     /** The column's leaf paths, for error messages. */
     List<String> leafPaths();
+
+    /**
+     * Frees what the decoder holds beyond the batches it handed out (the device decoder's chunk in
+     * device memory); the reader calls it when it closes, also mid-row-group. Idempotent.
+     */
+    default void release() {}
 }

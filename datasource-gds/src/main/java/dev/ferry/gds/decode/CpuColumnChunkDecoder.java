@@ -70,6 +70,18 @@ public final class CpuColumnChunkDecoder
         return field;
     }
 
+    /** The column's Parquet leaves (none for a column missing from the file), for a device decoder wrapping this one. */
+    List<LeafNode> leaves()
+    {
+        return leaves;
+    }
+
+    /** The flat fast path's layout, when the column's type pair has one. */
+    Optional<FlatLayout> flatLayout()
+    {
+        return flatLayout;
+    }
+
     /**
      * The device rule every implementation applies ({@link DeviceDecodeSupport}), so the simulated
      * backend refuses, counts and falls back for the same chunks a CUDA decoder would.

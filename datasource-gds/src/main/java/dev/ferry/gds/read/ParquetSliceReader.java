@@ -6,6 +6,8 @@ import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.gds.GdsConfigKeys;
 import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.decode.ColumnChunkDecoder;
+import dev.ferry.gds.decode.DeviceDecoders;
+import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
 import dev.ferry.gds.decode.DatetimeRules;
 import dev.ferry.gds.decode.DecodeSupport;
 import dev.ferry.gds.decode.FileShape;
@@ -65,6 +67,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
 
@@ -85,7 +88,10 @@ public final class ParquetSliceReader
     private final BufferAllocator allocator;
     private final PrefetchedRanges prefetched = new PrefetchedRanges();
     private final List<BlockMetaData> blocks;
-    private final FileShape shape;
+    private FileShape shape;
+    // Set once, by the first device batch before any row group starts: the decode seam's implementation for device batches.
+    private boolean deviceShapeChosen;
+    private Optional<Function<DeviceTarget, DeviceBufferKernels>> deviceKernels = Optional.empty();
     private final ParquetFileReader reader;
     // Where the codecs put decompressed pages; the flat decoders give each page's array back when done with it.
     private final PageArrays pageArrays;
@@ -238,6 +244,10 @@ public final class ParquetSliceReader
         if (rowFilter.isPresent()) {
             throw new IllegalStateException("pushed row filters are not evaluated on device batches yet");
         }
+        if (!deviceShapeChosen && nextBlock == 0 && rowsLeft == 0) {
+            shape = DeviceDecoders.forTarget(shape, target, deviceKernels, source.id());
+        }
+        deviceShapeChosen = true;
         while (rowsLeft == 0) {
             if (nextBlock == blocks.size()) {
                 return Optional.empty();
@@ -278,6 +288,18 @@ public final class ParquetSliceReader
         }
         rowsLeft -= rows;
         return Optional.of(new DeviceBatch(target.device(), rows, columns));
+    }
+
+    /**
+     * Device batches decode with {@code kernels} whatever the backend (tests run the emulated kernels
+     * on the simulated backend); call before the first {@link #nextOnDevice}.
+     */
+    public void useDeviceKernels(Function<DeviceTarget, DeviceBufferKernels> kernels)
+    {
+        if (deviceShapeChosen) {
+            throw new IllegalStateException("device batches already started");
+        }
+        deviceKernels = Optional.of(requireNonNull(kernels, "kernels is null"));
     }
 
     /** Column chunks {@link #nextOnDevice} decoded on the CPU because the device decoder refused them, by reason. */
@@ -661,6 +683,8 @@ public final class ParquetSliceReader
             ahead = null;
         }
         prefetched.clear();
+        // A reader closed mid-row-group (a LIMIT) frees what the device decoder holds for the chunk.
+        shape.columns().forEach(ColumnChunkDecoder::release);
         reader.close();
     }
 

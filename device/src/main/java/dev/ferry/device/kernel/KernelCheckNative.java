@@ -23,6 +23,19 @@ final class KernelCheckNative
         LoadedKernel scatter = launcher.load(source, "ferry_scatter_spaced");
         System.out.println("kernel check: " + source + " compiled for " + launcher.architecture());
         int failures = 0;
+        for (java.util.Map.Entry<String, java.util.List<String>> entry : new java.util.TreeMap<>(KernelCheck.DECODE_KERNELS).entrySet()) {
+            try {
+                KernelSource decode = KernelSource.load(entry.getKey());
+                for (String function : entry.getValue()) {
+                    launcher.load(decode, function);
+                }
+                System.out.println("PASS NVRTC compiled and loaded " + decode + ": " + entry.getValue());
+            }
+            catch (RuntimeException e) {
+                System.out.println("FAIL " + entry.getKey() + ": " + e.getMessage());
+                failures++;
+            }
+        }
         Random random = new Random(18);
         for (ParquetLevelsCase input : ParquetLevelsCase.all(random)) {
             int valueCount = input.valueCount();

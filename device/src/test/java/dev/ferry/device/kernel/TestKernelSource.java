@@ -35,6 +35,20 @@ public class TestKernelSource
     }
 
     @Test
+    public void theDecodeKernelListMatchesTheSources()
+    {
+        java.util.regex.Pattern kernel = java.util.regex.Pattern.compile("extern \"C\" __global__ void (\\w+)\\(");
+        for (java.util.Map.Entry<String, java.util.List<String>> entry : KernelCheck.DECODE_KERNELS.entrySet()) {
+            java.util.regex.Matcher matcher = kernel.matcher(KernelSource.load(entry.getKey()).text());
+            java.util.Set<String> defined = new java.util.TreeSet<>();
+            while (matcher.find()) {
+                defined.add(matcher.group(1));
+            }
+            assertEquals(new java.util.TreeSet<>(entry.getValue()), defined, entry.getKey());
+        }
+    }
+
+    @Test
     public void aMissingSourceNamesItsResource()
     {
         FerryException error = assertThrows(FerryException.class, () -> KernelSource.load("no_such_kernel.cu"));

@@ -1,0 +1,241 @@
+package dev.ferry.gds.decode;
+
+import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.gds.decode.cuda.ChunkPages;
+import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
+import dev.ferry.gds.decode.cuda.DeviceChunkDecode;
+import dev.ferry.gds.decode.cuda.DeviceValueKind;
+import dev.ferry.gds.device.DeviceColumn;
+import dev.ferry.gds.device.DeviceTarget;
+import dev.ferry.gds.io.PageArrays;
+import dev.ferry.gds.parquet.CorruptParquetException;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.parquet.VersionParser;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.DataPage;
+import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.spark.sql.types.StructField;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The device implementation of the decode seam (the {@code cuda} backend's decoder): a flat column
+ * chunk the shared rule ({@link DeviceDecodeSupport}) and the kernels take is uploaded once and
+ * decoded by kernels into device Arrow buffers ({@link DeviceChunkDecode}); every other chunk goes
+ * to the wrapped {@link CpuColumnChunkDecoder}, per chunk, with the reason {@link #deviceSupport}
+ * gives (the caller counts it and decodes on the CPU and uploads). A chunk it read and then refused
+ * (BIT_PACKED levels, PLAIN and dictionary pages mixed) is replayed to the CPU decoder from copies
+ * ({@link ReplayedPages}). Pages arrive decompressed by parquet-mr's codecs on the CPU: nvCOMP
+ * ({@code dev.ferry.device.nvcomp}) is not wired in front of this decoder yet. Never yet run on a GPU.
+ */
+final class CudaColumnChunkDecoder
+        implements ColumnChunkDecoder
+{
+    private final CpuColumnChunkDecoder cpu;
+    private final DeviceBufferKernels kernels;
+    private final String unavailable;
+    private final String file;
+    private final Optional<DeviceValueKind> kind;
+    private final String kindRefusal;
+    private DeviceChunkDecode chunk;
+    private int cursor;
+    private String chunkRefusal;
+
+    /** {@code kernels} null: the device decoder cannot run here, and {@code unavailable} says why. */
+    CudaColumnChunkDecoder(CpuColumnChunkDecoder cpu, DeviceBufferKernels kernels, String unavailable, String file)
+    {
+        this.cpu = requireNonNull(cpu, "cpu is null");
+        this.kernels = kernels;
+        this.unavailable = kernels == null ? requireNonNull(unavailable, "unavailable is null") : "";
+        this.file = requireNonNull(file, "file is null");
+        Optional<DeviceValueKind> chosen = Optional.empty();
+        String refusal = "";
+        if (cpu.leaves().size() == 1 && cpu.flatLayout().isPresent()) {
+            PrimitiveTypeName physical = cpu.leaves().get(0).descriptor.getPrimitiveType().getPrimitiveTypeName();
+            switch (cpu.flatLayout().get()) {
+                case FIXED4 -> chosen = Optional.of(DeviceValueKind.FIXED4);
+                case FIXED8 -> chosen = Optional.of(DeviceValueKind.FIXED8);
+                case INT96 -> chosen = Optional.of(DeviceValueKind.INT96_MICROS);
+                case VARBYTES -> chosen = Optional.of(DeviceValueKind.STRINGS);
+                case DECIMAL -> {
+                    if (physical == PrimitiveTypeName.INT32) {
+                        chosen = Optional.of(DeviceValueKind.DECIMAL_INT32);
+                    }
+                    else if (physical == PrimitiveTypeName.INT64) {
+                        chosen = Optional.of(DeviceValueKind.DECIMAL_INT64);
+                    }
+                    else {
+                        refusal = "decimal stored as " + physical + " is not decoded by the device kernels yet";
+                    }
+                }
+                case BOOL -> chosen = Optional.of(DeviceValueKind.BOOLEANS);
+            }
+        }
+        this.kind = chosen;
+        this.kindRefusal = refusal;
+    }
+
+    @Override
+    public StructField field()
+    {
+        return cpu.field();
+    }
+
+    @Override
+    public DecodeSupport deviceSupport(Map<ColumnPath, Set<Encoding>> encodings)
+    {
+        DecodeSupport shared = cpu.deviceSupport(encodings);
+        if (!shared.supported() || cpu.leaves().isEmpty()) {
+            return shared;
+        }
+        if (kernels == null) {
+            return DecodeSupport.refused(unavailable);
+        }
+        if (kind.isEmpty()) {
+            return DecodeSupport.refused(kindRefusal);
+        }
+        if (chunkRefusal != null) {
+            return DecodeSupport.refused(chunkRefusal);
+        }
+        return DecodeSupport.decodes();
+    }
+
+    @Override
+    public boolean canSkipRows(Map<ColumnPath, Set<Encoding>> encodings)
+    {
+        return cpu.canSkipRows(encodings);
+    }
+
+    @Override
+    public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, PageChecks checks, Map<ColumnPath, Set<Encoding>> encodings,
+            long[] rangeFrom, long[] rangeTo, PageArrays pageArrays)
+    {
+        closeChunk();
+        chunkRefusal = null;
+        cursor = 0;
+        if (kernels == null || kind.isEmpty() || cpu.leaves().isEmpty() || !cpu.deviceSupport(encodings).supported()) {
+            cpu.start(pages, writerVersion, checks, encodings, rangeFrom, rangeTo, pageArrays);
+            return;
+        }
+        if (rangeFrom != null) {
+            chunkRefusal = "row ranges (page-index skipping) are not decoded by the device kernels yet";
+            cpu.start(pages, writerVersion, checks, encodings, rangeFrom, rangeTo, pageArrays);
+            return;
+        }
+        LeafNode leaf = cpu.leaves().get(0);
+        ColumnDescriptor descriptor = leaf.descriptor;
+        PageReader raw = pages.getPageReader(descriptor);
+        if (raw == null) {
+            throw new CorruptParquetException(file, "row group has no pages for column " + leaf.path);
+        }
+        PageReader reader = checks.wrap(descriptor, raw);
+        DictionaryPage dictionary = ReplayedPages.copy(reader.readDictionaryPage());
+        List<DataPage> dataPages = new ArrayList<>();
+        DataPage page;
+        while ((page = reader.readPage()) != null) {
+            dataPages.add(ReplayedPages.copy(page));
+        }
+        ChunkPages layout = ChunkPages.of(dictionary, dataPages, descriptor.getMaxDefinitionLevel());
+        if (layout.refusal().isPresent()) {
+            chunkRefusal = layout.refusal().get();
+            cpu.start(new ReplayedPages(pages, descriptor, dictionary, dataPages, raw.getTotalValueCount()), writerVersion, checks, encodings, null, null, pageArrays);
+            return;
+        }
+        if (layout.rowCount() != pages.getRowCount()) {
+            throw new CorruptParquetException(file, "column " + leaf.path + " has " + layout.rowCount() + " values in a row group of " + pages.getRowCount() + " rows");
+        }
+        chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getMaxDefinitionLevel(), layout);
+    }
+
+    @Override
+    public FieldVector decode(int rows, BufferAllocator allocator, String timeZone, String file)
+    {
+        if (chunk != null) {
+            throw new IllegalStateException("column " + field().name() + " was decoded into device memory in this row group; it has no host vectors");
+        }
+        return cpu.decode(rows, allocator, timeZone, file);
+    }
+
+    @Override
+    public DeviceColumn decodeToDevice(int rows, DeviceTarget target, BufferAllocator staging, String timeZone, String file)
+    {
+        if (chunk == null) {
+            return cpu.decodeToDevice(rows, target, staging, timeZone, file);
+        }
+        if ((long) cursor + rows > chunk.rows()) {
+            throw new CorruptParquetException(file, "column " + field().name() + " ends after " + (chunk.rows() - cursor) + " of " + rows
+                    + " rows in this batch: fewer values than the row group's row count");
+        }
+        DeviceChunkDecode.Batch batch = chunk.batch(cursor, rows);
+        cursor += rows;
+        List<DeviceBuffer> buffers = new ArrayList<>();
+        for (long address : batch.buffers()) {
+            buffers.add(kernels.handOver(address));
+        }
+        return new DeviceColumn(field().name(), field().dataType(), batch.nullCount(), buffers, batch.lengths());
+    }
+
+    @Override
+    public boolean canDecodeSelected()
+    {
+        return chunk == null && cpu.canDecodeSelected();
+    }
+
+    @Override
+    public FieldVector decodeSelected(int rows, int[] selected, int count, BufferAllocator allocator, String timeZone, String file)
+    {
+        if (chunk != null) {
+            throw new IllegalStateException("column " + field().name() + " was decoded into device memory in this row group");
+        }
+        return cpu.decodeSelected(rows, selected, count, allocator, timeZone, file);
+    }
+
+    @Override
+    public void checkExhausted(String file, long rowGroupOffset)
+    {
+        if (chunk == null) {
+            cpu.checkExhausted(file, rowGroupOffset);
+            return;
+        }
+        // The row count was checked against the row group's at start; the chunk's device memory goes now.
+        closeChunk();
+    }
+
+    @Override
+    public void release()
+    {
+        closeChunk();
+    }
+
+    private void closeChunk()
+    {
+        if (chunk != null) {
+            chunk.close();
+            chunk = null;
+        }
+    }
+
+    @Override
+    public String position()
+    {
+        return chunk != null ? "device-decoded chunk at row " + cursor + " of " + chunk.rows() : cpu.position();
+    }
+
+    @Override
+    public List<String> leafPaths()
+    {
+        return cpu.leafPaths();
+    }
+}

@@ -1,0 +1,74 @@
+package dev.ferry.gds.decode;
+
+import dev.ferry.common.FerryException;
+import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
+import dev.ferry.gds.decode.cuda.DeviceKernelsLoader;
+import dev.ferry.gds.device.DeviceTarget;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Chooses the decode seam's implementation for device batches: on the {@code cuda} backend every
+ * column gets the device decoder ({@link CudaColumnChunkDecoder}) over the CPU one, with the kernels
+ * built for the target's device memory, or, where they cannot run, the reason each chunk's fallback
+ * is counted under. On any other backend (the simulated one) the CPU decoder writing into device
+ * memory is the device decoder, as before.
+ */
+public final class DeviceDecoders
+{
+    public static final String CUDA_BACKEND = "cuda";
+    private static final Logger log = LoggerFactory.getLogger(DeviceDecoders.class);
+
+    private DeviceDecoders() {}
+
+    /**
+     * The shape for device batches on {@code target}. {@code kernels}, when given, builds the kernels
+     * whatever the backend (a test runs the emulated kernels on the simulated backend with it).
+     */
+    public static FileShape forTarget(FileShape shape, DeviceTarget target, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, String file)
+    {
+        DeviceBufferKernels built = null;
+        String unavailable = null;
+        if (kernels.isPresent()) {
+            built = kernels.get().apply(target);
+        }
+        else if (CUDA_BACKEND.equals(target.runtime().backendName())) {
+            Optional<String> reason = DeviceKernelsLoader.unavailableReason();
+            if (reason.isPresent()) {
+                unavailable = reason.get();
+            }
+            else if (target.device() != 0) {
+                unavailable = "the decode kernels load into device 0's context only; this target is device " + target.device();
+            }
+            else {
+                try {
+                    built = DeviceKernelsLoader.load(target.runtime().deviceAllocator(target.device()));
+                }
+                catch (FerryException e) {
+                    unavailable = e.getMessage();
+                }
+            }
+            if (unavailable != null) {
+                log.warn("{}: the device decoder cannot run, every chunk is decoded on the CPU and uploaded: {}", file, unavailable);
+            }
+        }
+        else {
+            return shape;
+        }
+        List<ColumnChunkDecoder> columns = new ArrayList<>();
+        for (ColumnChunkDecoder column : shape.columns()) {
+            if (column instanceof CpuColumnChunkDecoder cpu) {
+                columns.add(new CudaColumnChunkDecoder(cpu, built, unavailable, file));
+            }
+            else {
+                columns.add(column);
+            }
+        }
+        return new FileShape(columns, shape.requestedSchema());
+    }
+}

@@ -1,0 +1,277 @@
+package dev.ferry.gds.decode.cuda;
+
+import dev.ferry.common.ErrorCategory;
+import dev.ferry.common.FerryException;
+import dev.ferry.device.cuda.DevicePointers;
+import dev.ferry.device.kernel.KernelLauncher;
+import dev.ferry.device.kernel.KernelSource;
+import dev.ferry.device.kernel.LoadedKernel;
+import dev.ferry.device.memory.BufferAllocator;
+import dev.ferry.device.memory.DeviceBuffer;
+import org.bytedeco.cuda.global.cudart;
+import org.bytedeco.javacpp.BytePointer;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The decode kernels on a GPU: each method launches its CUDA C kernel (compiled once per process and
+ * architecture by NVRTC, module cached by {@link KernelLauncher}) with the driver API and waits for
+ * it, checking the launch and the synchronization. Memory comes from the executor's device
+ * allocator (so the runtime's limit and books apply) and is tracked here by address until freed
+ * or handed over as an Arrow buffer ({@link #handOver}). Reached only through
+ * {@link DeviceKernelsLoader#load} after the kernel probe said available. Never yet run on a GPU.
+ */
+final class CudaDecodeKernels
+        implements DeviceBufferKernels
+{
+    private static final int BLOCK = 256;
+
+    private final KernelLauncher launcher;
+    private final BufferAllocator allocator;
+    private final Map<Long, DeviceBuffer> buffers = new HashMap<>();
+    private final LoadedKernel rleRuns;
+    private final LoadedKernel rleExpand;
+    private final LoadedKernel levelsBitmap;
+    private final LoadedKernel scanChunkSums;
+    private final LoadedKernel scanChunkStarts;
+    private final LoadedKernel scanWrite;
+    private final LoadedKernel dictGatherFixed;
+    private final LoadedKernel spacedFixed;
+    private final LoadedKernel spacedBooleans;
+    private final LoadedKernel copyBits;
+    private final LoadedKernel stringLengths;
+    private final LoadedKernel stringGather;
+    private final LoadedKernel plainByteArrayIndex;
+    private final LoadedKernel int96ToMicros;
+    private final LoadedKernel decimalTo128;
+    private final LoadedKernel timestampToMicros;
+
+    // Public for the reflective construction in DeviceKernelsLoader.
+    public CudaDecodeKernels(BufferAllocator allocator)
+    {
+        this.allocator = requireNonNull(allocator, "allocator is null");
+        this.launcher = KernelLauncher.shared();
+        launcher.bindToThisThread();
+        KernelSource rle = KernelSource.load("parquet_rle.cu");
+        KernelSource scan = KernelSource.load("parquet_scan.cu");
+        KernelSource gather = KernelSource.load("parquet_gather.cu");
+        KernelSource plain = KernelSource.load("parquet_plain.cu");
+        rleRuns = launcher.load(rle, "ferry_rle_runs");
+        rleExpand = launcher.load(rle, "ferry_rle_expand");
+        levelsBitmap = launcher.load(rle, "ferry_levels_bitmap");
+        scanChunkSums = launcher.load(scan, "ferry_scan_chunk_sums");
+        scanChunkStarts = launcher.load(scan, "ferry_scan_chunk_starts");
+        scanWrite = launcher.load(scan, "ferry_scan_write");
+        dictGatherFixed = launcher.load(gather, "ferry_dict_gather_fixed");
+        spacedFixed = launcher.load(gather, "ferry_spaced_fixed");
+        spacedBooleans = launcher.load(gather, "ferry_spaced_booleans");
+        copyBits = launcher.load(gather, "ferry_copy_bits");
+        stringLengths = launcher.load(gather, "ferry_string_lengths");
+        stringGather = launcher.load(gather, "ferry_string_gather");
+        plainByteArrayIndex = launcher.load(plain, "ferry_plain_byte_array_index");
+        int96ToMicros = launcher.load(plain, "ferry_int96_to_micros");
+        decimalTo128 = launcher.load(plain, "ferry_decimal_to_128");
+        timestampToMicros = launcher.load(plain, "ferry_timestamp_to_micros");
+    }
+
+    @Override
+    public DeviceBuffer handOver(long address)
+    {
+        DeviceBuffer buffer = buffers.remove(address);
+        if (buffer == null) {
+            throw new FerryException(ErrorCategory.INTERNAL_ERROR, "no device decode buffer at 0x" + Long.toHexString(address));
+        }
+        return buffer;
+    }
+
+    @Override
+    public long allocate(long bytes)
+    {
+        DeviceBuffer buffer = allocator.allocate(Math.max(8, (bytes + 7) & ~7L));
+        long address = DevicePointers.address(buffer);
+        buffers.put(address, buffer);
+        return address;
+    }
+
+    @Override
+    public void free(long address)
+    {
+        DeviceBuffer buffer = buffers.remove(address);
+        if (buffer != null) {
+            buffer.close();
+        }
+    }
+
+    @Override
+    public void upload(byte[] source, int offset, int length, long target)
+    {
+        if (length == 0) {
+            return;
+        }
+        launcher.bindToThisThread();
+        try (BytePointer host = new BytePointer(length)) {
+            host.put(source, offset, length);
+            check(cudart.cuMemcpyHtoD(target, host, length), "cuMemcpyHtoD(" + length + ")");
+        }
+    }
+
+    @Override
+    public void download(long source, byte[] target, int offset, int length)
+    {
+        if (length == 0) {
+            return;
+        }
+        launcher.bindToThisThread();
+        try (BytePointer host = new BytePointer(length)) {
+            check(cudart.cuMemcpyDtoH(host, source, length), "cuMemcpyDtoH(" + length + ")");
+            host.get(target, offset, length);
+        }
+    }
+
+    @Override
+    public void copy(long source, long target, long length)
+    {
+        if (length == 0) {
+            return;
+        }
+        launcher.bindToThisThread();
+        check(cudart.cuMemcpyDtoD(target, source, length), "cuMemcpyDtoD(" + length + ")");
+    }
+
+    @Override
+    public String describe()
+    {
+        return "CUDA kernels on device " + launcher.device() + " (" + launcher.architecture() + ")";
+    }
+
+    private void launch(LoadedKernel kernel, long items, Object... arguments)
+    {
+        if (items <= 0) {
+            return;
+        }
+        launcher.bindToThisThread();
+        long grid = (items + BLOCK - 1) / BLOCK;
+        if (grid > Integer.MAX_VALUE) {
+            throw new FerryException(ErrorCategory.INTERNAL_ERROR, "kernel " + kernel.name() + ": " + items + " items need more than 2^31 blocks");
+        }
+        kernel.launchAndWait((int) grid, BLOCK, arguments);
+    }
+
+    private void launchSingle(LoadedKernel kernel, Object... arguments)
+    {
+        launcher.bindToThisThread();
+        kernel.launchAndWait(1, 1, arguments);
+    }
+
+    @Override
+    public void rleRuns(long data, long byteCount, int bitWidth, int valueCount, int maxRuns, long runStarts, long runLengths, long runKinds, long runOffsets,
+            long runCount, long errors)
+    {
+        launchSingle(rleRuns, data, byteCount, bitWidth, valueCount, maxRuns, runStarts, runLengths, runKinds, runOffsets, runCount, errors);
+    }
+
+    @Override
+    public void rleExpand(long data, long byteCount, int bitWidth, long runStarts, long runLengths, long runKinds, long runOffsets, long runCount, int valueCount,
+            long maxValue, long out, long errors)
+    {
+        launch(rleExpand, valueCount, data, byteCount, bitWidth, runStarts, runLengths, runKinds, runOffsets, runCount, valueCount, maxValue, out, errors);
+    }
+
+    @Override
+    public void levelsBitmap(long levels, int valueCount, int maxDefinition, long bitmap)
+    {
+        launch(levelsBitmap, ((long) valueCount + 7) / 8, levels, valueCount, maxDefinition, bitmap);
+    }
+
+    @Override
+    public void scanChunkSums(long values, int valueCount, int chunk, int flagsOnly, int match, long sums)
+    {
+        launch(scanChunkSums, ((long) valueCount + chunk - 1) / chunk, values, valueCount, chunk, flagsOnly, match, sums);
+    }
+
+    @Override
+    public void scanChunkStarts(long sums, int chunkCount)
+    {
+        launchSingle(scanChunkStarts, sums, chunkCount);
+    }
+
+    @Override
+    public void scanWrite(long values, int valueCount, int chunk, int flagsOnly, int match, long starts, long out, long errors)
+    {
+        launch(scanWrite, ((long) valueCount + chunk - 1) / chunk, values, valueCount, chunk, flagsOnly, match, starts, out, errors);
+    }
+
+    @Override
+    public void dictGatherFixed(long dictionary, int dictionarySize, int width, long indices, long bitmap, long positions, int valueCount, long out, long errors)
+    {
+        launch(dictGatherFixed, valueCount, dictionary, dictionarySize, width, indices, bitmap, positions, valueCount, out, errors);
+    }
+
+    @Override
+    public void spacedFixed(long dense, long denseCount, int width, long bitmap, long positions, int valueCount, long out, long errors)
+    {
+        launch(spacedFixed, valueCount, dense, denseCount, width, bitmap, positions, valueCount, out, errors);
+    }
+
+    @Override
+    public void spacedBooleans(long dense, long denseCount, long slotBase, long bitmap, long positions, int valueCount, long out, long errors)
+    {
+        launch(spacedBooleans, ((long) valueCount + 7) / 8, dense, denseCount, slotBase, bitmap, positions, valueCount, out, errors);
+    }
+
+    @Override
+    public void copyBits(long source, long bitCount, long target, long targetBitOffset)
+    {
+        if (bitCount <= 0) {
+            return;
+        }
+        launch(copyBits, ((targetBitOffset + bitCount - 1) >> 3) - (targetBitOffset >> 3) + 1, source, bitCount, target, targetBitOffset);
+    }
+
+    @Override
+    public void stringLengths(int dictionary, long entryLengths, int entryCount, long indices, long bitmap, long positions, int valueCount, long lengths, long errors)
+    {
+        launch(stringLengths, valueCount, dictionary, entryLengths, entryCount, indices, bitmap, positions, valueCount, lengths, errors);
+    }
+
+    @Override
+    public void stringGather(int dictionary, long entryBytes, long entryStarts, long entryLengths, int entryCount, long indices, long bitmap, long positions,
+            int valueCount, long offsets, long data)
+    {
+        launch(stringGather, valueCount, dictionary, entryBytes, entryStarts, entryLengths, entryCount, indices, bitmap, positions, valueCount, offsets, data);
+    }
+
+    @Override
+    public void plainByteArrayIndex(long data, long byteCount, int entryCount, long startBase, long entryStarts, long entryLengths, long errors)
+    {
+        launchSingle(plainByteArrayIndex, data, byteCount, entryCount, startBase, entryStarts, entryLengths, errors);
+    }
+
+    @Override
+    public void int96ToMicros(long in, int count, long out)
+    {
+        launch(int96ToMicros, count, in, count, out);
+    }
+
+    @Override
+    public void decimalTo128(long in, int count, int inWidth, int bigEndian, long out, long errors)
+    {
+        launch(decimalTo128, count, in, count, inWidth, bigEndian, out, errors);
+    }
+
+    @Override
+    public void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors)
+    {
+        launch(timestampToMicros, count, in, count, multiply, divide, out, errors);
+    }
+
+    private static void check(int result, String operation)
+    {
+        if (result != cudart.CUDA_SUCCESS) {
+            throw new FerryException(ErrorCategory.EXTERNAL, operation + " for the device decoder failed: CUresult " + result);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package dev.ferry.gds.decode.cuda;
+
+/**
+ * The device decoder's kernels and the memory they run on, as one interface with two
+ * implementations: {@link CudaDecodeKernels} launches the CUDA C kernels of the device jar
+ * ({@code parquet_rle.cu}, {@code parquet_scan.cu}, {@code parquet_gather.cu},
+ * {@code parquet_plain.cu}) on device addresses, and {@link KernelEmulation} runs the same index
+ * math in Java on emulated addresses, so {@link DeviceChunkDecode}, the host side that sizes
+ * buffers and chains kernels, is tested against the CPU decoder on a machine without a GPU.
+ *
+ * <p>Addresses are 64-bit and support arithmetic ({@code base + offset}); 0 is the null pointer
+ * (an absent bitmap or positions array). Each kernel method's parameters are the kernel's, in order;
+ * the Javadoc of each kernel is in its {@code .cu} source. Every method returns after the kernel
+ * finished (launch errors and faults checked).
+ */
+public interface DecodeKernels
+{
+    /** Device memory of {@code bytes} bytes (not zeroed); freed with {@link #free}. */
+    long allocate(long bytes);
+
+    void free(long address);
+
+    void upload(byte[] source, int offset, int length, long target);
+
+    void download(long source, byte[] target, int offset, int length);
+
+    void copy(long source, long target, long length);
+
+    /** Where this implementation runs, for the explain string and error messages. */
+    String describe();
+
+    void rleRuns(long data, long byteCount, int bitWidth, int valueCount, int maxRuns, long runStarts, long runLengths, long runKinds, long runOffsets,
+            long runCount, long errors);
+
+    void rleExpand(long data, long byteCount, int bitWidth, long runStarts, long runLengths, long runKinds, long runOffsets, long runCount, int valueCount,
+            long maxValue, long out, long errors);
+
+    void levelsBitmap(long levels, int valueCount, int maxDefinition, long bitmap);
+
+    void scanChunkSums(long values, int valueCount, int chunk, int flagsOnly, int match, long sums);
+
+    void scanChunkStarts(long sums, int chunkCount);
+
+    void scanWrite(long values, int valueCount, int chunk, int flagsOnly, int match, long starts, long out, long errors);
+
+    void dictGatherFixed(long dictionary, int dictionarySize, int width, long indices, long bitmap, long positions, int valueCount, long out, long errors);
+
+    void spacedFixed(long dense, long denseCount, int width, long bitmap, long positions, int valueCount, long out, long errors);
+
+    void spacedBooleans(long dense, long denseCount, long slotBase, long bitmap, long positions, int valueCount, long out, long errors);
+
+    void copyBits(long source, long bitCount, long target, long targetBitOffset);
+
+    void stringLengths(int dictionary, long entryLengths, int entryCount, long indices, long bitmap, long positions, int valueCount, long lengths, long errors);
+
+    void stringGather(int dictionary, long entryBytes, long entryStarts, long entryLengths, int entryCount, long indices, long bitmap, long positions,
+            int valueCount, long offsets, long data);
+
+    void plainByteArrayIndex(long data, long byteCount, int entryCount, long startBase, long entryStarts, long entryLengths, long errors);
+
+    void int96ToMicros(long in, int count, long out);
+
+    void decimalTo128(long in, int count, int inWidth, int bigEndian, long out, long errors);
+
+    /** INT64 MILLIS (multiply 1000) or NANOS (divide 1000) to microseconds; not yet chosen by the decoder (those pairs take the CPU). */
+    void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors);
+}

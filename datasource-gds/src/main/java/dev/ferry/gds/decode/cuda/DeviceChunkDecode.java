@@ -1,0 +1,427 @@
+package dev.ferry.gds.decode.cuda;
+
+import dev.ferry.device.kernel.KernelErrorFlags;
+import dev.ferry.gds.parquet.CorruptParquetException;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The host side of the device decoder for one flat column chunk: one upload of the chunk's pages
+ * ({@link ChunkPages}), then kernels only. At the start of the row group it decodes, for the whole
+ * chunk, the definition levels (one value per row), each row's dense slot (a prefix sum of the
+ * valid rows) and the dense values: PLAIN values converted to their Arrow width, or a converted
+ * dictionary and every page's indices; strings as an entry table (start, length) into the uploaded
+ * pages. Each {@link #batch} then writes one batch's Arrow buffers (validity, values or offsets and
+ * data) by gathering from those, in the layout the CPU decoder writes. Host reads are a 4-byte
+ * error word after each step, each page's first dense slot, a batch's null count and string byte
+ * count: never row data.
+ *
+ * <p>Any error bit a kernel set becomes a {@link CorruptParquetException} naming the column and
+ * the page (or batch), so bad bytes never become a wrong row. Close frees the chunk's memory.
+ */
+public final class DeviceChunkDecode
+        implements AutoCloseable
+{
+    /** Where the chunk sits in the file and how to name it in errors. */
+    public record ChunkName(String file, String column) {}
+
+    /** One batch's Arrow buffers (addresses in the kernels' memory) with their exact lengths, and its null count. */
+    public record Batch(List<Long> buffers, List<Long> lengths, int nullCount) {}
+
+    private static final int SCAN_CHUNK = 1024;
+
+    private final DecodeKernels kernels;
+    private final ChunkName name;
+    private final DeviceValueKind kind;
+    private final int maxDefinition;
+    private final ChunkPages pages;
+    private final int rows;
+    private final List<Long> owned = new ArrayList<>();
+    private final long errors;
+    private long chunk;
+    private long levels;
+    private long positions;
+    private long denseTotal;
+    // Fixed width: converted dense values (PLAIN) or the converted dictionary plus dense indices.
+    private long dense;
+    private long dictionary;
+    private long indices;
+    // Strings: entries (start in the chunk upload, length), one per dictionary entry or dense value.
+    private long entryStarts;
+    private long entryLengths;
+    private long entryCount;
+
+    public DeviceChunkDecode(DecodeKernels kernels, ChunkName name, DeviceValueKind kind, int maxDefinition, ChunkPages pages)
+    {
+        this.kernels = requireNonNull(kernels, "kernels is null");
+        this.name = requireNonNull(name, "name is null");
+        this.kind = requireNonNull(kind, "kind is null");
+        this.pages = requireNonNull(pages, "pages is null");
+        if (pages.refusal().isPresent()) {
+            throw new IllegalArgumentException("chunk refused for the device: " + pages.refusal().get());
+        }
+        if (maxDefinition != 0 && maxDefinition != 1) {
+            throw new IllegalArgumentException("flat columns have definition level 0 or 1, not " + maxDefinition);
+        }
+        this.maxDefinition = maxDefinition;
+        long rowCount = pages.rowCount();
+        if (rowCount > Integer.MAX_VALUE - 1) {
+            throw new CorruptParquetException(name.file(), "column " + name.column() + " has a chunk of " + rowCount + " rows");
+        }
+        this.rows = (int) rowCount;
+        this.errors = own(4);
+        boolean success = false;
+        try {
+            clearErrors();
+            decodeChunk();
+            success = true;
+        }
+        finally {
+            if (!success) {
+                close();
+            }
+        }
+    }
+
+    public int rows()
+    {
+        return rows;
+    }
+
+    private long own(long bytes)
+    {
+        long address = kernels.allocate(Math.max(8, bytes));
+        owned.add(address);
+        return address;
+    }
+
+    private void decodeChunk()
+    {
+        byte[] bytes = pages.bytes();
+        chunk = own(bytes.length);
+        kernels.upload(bytes, 0, bytes.length, chunk);
+        int[] denseStarts = new int[pages.pages().size() + 1];
+        if (maxDefinition == 1) {
+            levels = own(4L * rows);
+            RunTable runs = new RunTable(maxPageValues());
+            int rowStart = 0;
+            for (ChunkPages.DataPageLayout page : pages.pages()) {
+                runs.decode(chunk + page.levelsOffset(), page.levelsLength(), 1, page.valueCount(), 1, levels + 4L * rowStart);
+                check("the definition levels of data page " + page.index());
+                rowStart += page.valueCount();
+            }
+            positions = own(4L * (rows + 1));
+            scan(levels, rows, 1, 1, positions);
+            check("the valid-row prefix sum");
+            rowStart = 0;
+            for (int p = 0; p < pages.pages().size(); p++) {
+                denseStarts[p] = readInt(positions + 4L * rowStart);
+                rowStart += pages.pages().get(p).valueCount();
+            }
+            denseStarts[pages.pages().size()] = readInt(positions + 4L * rows);
+        }
+        else {
+            int rowStart = 0;
+            for (int p = 0; p < pages.pages().size(); p++) {
+                denseStarts[p] = rowStart;
+                rowStart += pages.pages().get(p).valueCount();
+            }
+            denseStarts[pages.pages().size()] = rows;
+        }
+        denseTotal = denseStarts[pages.pages().size()];
+        if (kind == DeviceValueKind.BOOLEANS) {
+            if (pages.dictionaryEncoded()) {
+                throw corrupt("dictionary-encoded BOOLEAN data pages");
+            }
+            // Dense bits of the whole chunk, each page's appended at its first dense slot.
+            dense = own((denseTotal + 7) / 8);
+            for (ChunkPages.DataPageLayout page : pages.pages()) {
+                int start = denseStarts[page.index()];
+                int count = denseStarts[page.index() + 1] - start;
+                if (((long) count + 7) / 8 > page.valuesLength()) {
+                    throw corrupt("data page " + page.index() + " holds " + page.valuesLength() + " value bytes, fewer than its " + count + " booleans");
+                }
+                kernels.copyBits(chunk + page.valuesOffset(), count, dense, start);
+            }
+        }
+        else if (pages.dictionaryEncoded()) {
+            decodeDictionary();
+            indices = own(4L * denseTotal);
+            RunTable runs = new RunTable(maxPageValues());
+            for (ChunkPages.DataPageLayout page : pages.pages()) {
+                int count = denseStarts[page.index() + 1] - denseStarts[page.index()];
+                if (count == 0) {
+                    continue;
+                }
+                if (page.valuesLength() < 1) {
+                    throw corrupt("data page " + page.index() + " has " + count + " dictionary-encoded values but no bytes");
+                }
+                int bitWidth = bytes[page.valuesOffset()] & 0xFF;
+                if (bitWidth > 32) {
+                    throw corrupt("data page " + page.index() + " has dictionary indices of bit width " + bitWidth);
+                }
+                runs.decode(chunk + page.valuesOffset() + 1, page.valuesLength() - 1, bitWidth, count, (long) pages.dictionarySize() - 1,
+                        indices + 4L * denseStarts[page.index()]);
+                check("the dictionary indices of data page " + page.index());
+            }
+        }
+        else if (kind == DeviceValueKind.STRINGS) {
+            entryCount = denseTotal;
+            entryStarts = own(8L * denseTotal);
+            entryLengths = own(4L * denseTotal);
+            for (ChunkPages.DataPageLayout page : pages.pages()) {
+                int start = denseStarts[page.index()];
+                int count = denseStarts[page.index() + 1] - start;
+                kernels.plainByteArrayIndex(chunk + page.valuesOffset(), page.valuesLength(), count, page.valuesOffset(), entryStarts + 8L * start,
+                        entryLengths + 4L * start, errors);
+                check("the PLAIN BYTE_ARRAY values of data page " + page.index());
+            }
+        }
+        else {
+            dense = own((long) kind.arrowWidth() * denseTotal);
+            for (ChunkPages.DataPageLayout page : pages.pages()) {
+                int start = denseStarts[page.index()];
+                int count = denseStarts[page.index() + 1] - start;
+                if ((long) count * kind.parquetWidth() > page.valuesLength()) {
+                    throw corrupt("data page " + page.index() + " holds " + page.valuesLength() + " value bytes, fewer than its " + count + " values of "
+                            + kind.parquetWidth() + " bytes");
+                }
+                convert(chunk + page.valuesOffset(), count, dense + (long) kind.arrowWidth() * start);
+                check("the PLAIN values of data page " + page.index());
+            }
+        }
+    }
+
+    private void decodeDictionary()
+    {
+        int size = pages.dictionarySize();
+        if (size < 0) {
+            throw corrupt("dictionary page of " + size + " entries");
+        }
+        long dictionaryPage = chunk + pages.dictionaryOffset();
+        if (kind == DeviceValueKind.STRINGS) {
+            entryCount = size;
+            entryStarts = own(8L * size);
+            entryLengths = own(4L * size);
+            kernels.plainByteArrayIndex(dictionaryPage, pages.dictionaryLength(), size, pages.dictionaryOffset(), entryStarts, entryLengths, errors);
+            check("the dictionary page");
+            return;
+        }
+        if ((long) size * kind.parquetWidth() > pages.dictionaryLength()) {
+            throw corrupt("dictionary page of " + size + " entries of " + kind.parquetWidth() + " bytes holds only " + pages.dictionaryLength() + " bytes");
+        }
+        dictionary = own((long) kind.arrowWidth() * size);
+        convert(dictionaryPage, size, dictionary);
+        check("the dictionary page");
+    }
+
+    private void convert(long in, int count, long out)
+    {
+        if (count == 0) {
+            return;
+        }
+        switch (kind) {
+            case FIXED4, FIXED8 -> kernels.copy(in, out, (long) count * kind.parquetWidth());
+            case INT96_MICROS -> kernels.int96ToMicros(in, count, out);
+            case DECIMAL_INT32, DECIMAL_INT64 -> kernels.decimalTo128(in, count, kind.parquetWidth(), 0, out, errors);
+            case STRINGS, BOOLEANS -> throw new IllegalStateException(kind + " are not converted");
+        }
+    }
+
+    /**
+     * The Arrow buffers of rows [{@code firstRow}, {@code firstRow + count}): validity, then values
+     * (fixed width) or offsets and data (strings), each allocated by the kernels' memory and owned by
+     * the caller, with the lengths {@code ArrowDeviceUpload.lengths} gives the CPU decoder's vector.
+     */
+    public Batch batch(int firstRow, int count)
+    {
+        if (firstRow < 0 || count < 0 || (long) firstRow + count > rows) {
+            throw new IllegalArgumentException("rows [" + firstRow + ", " + ((long) firstRow + count) + ") of a chunk of " + rows);
+        }
+        List<Long> buffers = new ArrayList<>();
+        boolean success = false;
+        try {
+            long validityLength = (count + 7) / 8;
+            long validity = allocateOut(buffers, validityLength);
+            int nullCount;
+            long bitmap;
+            long slots;
+            if (maxDefinition == 1) {
+                kernels.levelsBitmap(levels + 4L * firstRow, count, 1, validity);
+                nullCount = count - (readInt(positions + 4L * (firstRow + count)) - readInt(positions + 4L * firstRow));
+                bitmap = validity;
+                slots = positions + 4L * firstRow;
+            }
+            else {
+                // A required column's validity is all ones: a constant, not row data, so the host writes it.
+                kernels.upload(allValid(count), 0, (int) validityLength, validity);
+                nullCount = 0;
+                bitmap = 0;
+                slots = 0;
+            }
+            // Without positions a value's slot is its index in the batch: the dense arrays start at the batch's first row.
+            long skip = maxDefinition == 1 ? 0 : firstRow;
+            List<Long> lengths = new ArrayList<>(List.of(validityLength));
+            if (kind == DeviceValueKind.STRINGS) {
+                long lengthsScratch = kernels.allocate(Math.max(8, 4L * count));
+                try {
+                    boolean fromDictionary = pages.dictionaryEncoded();
+                    long entryLengthBase = fromDictionary ? entryLengths : entryLengths + 4 * skip;
+                    long entryStartBase = fromDictionary ? entryStarts : entryStarts + 8 * skip;
+                    int entries = (int) (fromDictionary ? entryCount : entryCount - skip);
+                    long indexBase = fromDictionary ? indices + 4 * skip : 0;
+                    kernels.stringLengths(fromDictionary ? 1 : 0, entryLengthBase, entries, indexBase, bitmap, slots, count, lengthsScratch, errors);
+                    long offsetsLength = 4L * (count + 1);
+                    long offsets = allocateOut(buffers, offsetsLength);
+                    scan(lengthsScratch, count, 0, 0, offsets);
+                    check("the string lengths of rows " + firstRow + " to " + (firstRow + count));
+                    int dataLength = readInt(offsets + 4L * count);
+                    long data = allocateOut(buffers, dataLength);
+                    kernels.stringGather(fromDictionary ? 1 : 0, chunk, entryStartBase, entryLengthBase, entries, indexBase, bitmap, slots, count, offsets, data);
+                    lengths.add(offsetsLength);
+                    lengths.add((long) dataLength);
+                }
+                finally {
+                    kernels.free(lengthsScratch);
+                }
+            }
+            else if (kind == DeviceValueKind.BOOLEANS) {
+                long values = allocateOut(buffers, validityLength);
+                kernels.spacedBooleans(dense, denseTotal, skip, bitmap, slots, count, values, errors);
+                lengths.add(validityLength);
+            }
+            else {
+                int width = kind.arrowWidth();
+                long values = allocateOut(buffers, (long) width * count);
+                if (pages.dictionaryEncoded()) {
+                    kernels.dictGatherFixed(dictionary, pages.dictionarySize(), width, indices + 4 * skip, bitmap, slots, count, values, errors);
+                }
+                else {
+                    kernels.spacedFixed(dense + width * skip, denseTotal - skip, width, bitmap, slots, count, values, errors);
+                }
+                lengths.add((long) width * count);
+            }
+            check("rows " + firstRow + " to " + (firstRow + count));
+            success = true;
+            return new Batch(List.copyOf(buffers), List.copyOf(lengths), nullCount);
+        }
+        finally {
+            if (!success) {
+                buffers.forEach(kernels::free);
+            }
+        }
+    }
+
+    // Arrow buffers are 8-byte aligned and never empty on the device, as ArrowDeviceUpload allocates them.
+    private long allocateOut(List<Long> buffers, long length)
+    {
+        long address = kernels.allocate(Math.max(8, (length + 7) & ~7L));
+        buffers.add(address);
+        return address;
+    }
+
+    private static byte[] allValid(int count)
+    {
+        byte[] bitmap = new byte[Math.max(1, (count + 7) / 8)];
+        for (int i = 0; i < count; i++) {
+            bitmap[i >> 3] |= (byte) (1 << (i & 7));
+        }
+        return bitmap;
+    }
+
+    private int maxPageValues()
+    {
+        int max = 1;
+        for (ChunkPages.DataPageLayout page : pages.pages()) {
+            max = Math.max(max, page.valueCount());
+        }
+        return max;
+    }
+
+    /** Exclusive prefix sum of {@code count} u32 values (or of their equality with {@code match}) into {@code count + 1} ints. */
+    private void scan(long values, int count, int flagsOnly, int match, long out)
+    {
+        int chunks = (count + SCAN_CHUNK - 1) / SCAN_CHUNK;
+        long sums = kernels.allocate(8L * (chunks + 1));
+        try {
+            kernels.scanChunkSums(values, count, SCAN_CHUNK, flagsOnly, match, sums);
+            kernels.scanChunkStarts(sums, chunks);
+            if (count == 0) {
+                kernels.upload(new byte[4], 0, 4, out);
+            }
+            else {
+                kernels.scanWrite(values, count, SCAN_CHUNK, flagsOnly, match, sums, out, errors);
+            }
+        }
+        finally {
+            kernels.free(sums);
+        }
+    }
+
+    /** A run table sized for the largest page, reused page by page. */
+    private final class RunTable
+    {
+        private final int capacity;
+        private final long starts;
+        private final long lengths;
+        private final long kinds;
+        private final long offsets;
+        private final long count;
+
+        RunTable(int capacity)
+        {
+            this.capacity = capacity;
+            this.starts = own(4L * capacity);
+            this.lengths = own(4L * capacity);
+            this.kinds = own(4L * capacity);
+            this.offsets = own(8L * capacity);
+            this.count = own(4);
+        }
+
+        void decode(long data, long byteCount, int bitWidth, int valueCount, long maxValue, long out)
+        {
+            if (valueCount == 0) {
+                return;
+            }
+            kernels.rleRuns(data, byteCount, bitWidth, valueCount, Math.min(valueCount, capacity), starts, lengths, kinds, offsets, count, errors);
+            kernels.rleExpand(data, byteCount, bitWidth, starts, lengths, kinds, offsets, count, valueCount, maxValue, out, errors);
+        }
+    }
+
+    private int readInt(long address)
+    {
+        byte[] word = new byte[4];
+        kernels.download(address, word, 0, 4);
+        return (word[0] & 0xFF) | (word[1] & 0xFF) << 8 | (word[2] & 0xFF) << 16 | (word[3] & 0xFF) << 24;
+    }
+
+    private void clearErrors()
+    {
+        kernels.upload(new byte[4], 0, 4, errors);
+    }
+
+    private void check(String step)
+    {
+        int flags = readInt(errors);
+        if (flags != 0) {
+            throw corrupt(step + ": " + KernelErrorFlags.describe(flags) + " (device decoder, " + kernels.describe() + ")");
+        }
+    }
+
+    private CorruptParquetException corrupt(String message)
+    {
+        return new CorruptParquetException(name.file(), "column " + name.column() + ": " + message);
+    }
+
+    @Override
+    public void close()
+    {
+        for (long address : owned) {
+            kernels.free(address);
+        }
+        owned.clear();
+    }
+}

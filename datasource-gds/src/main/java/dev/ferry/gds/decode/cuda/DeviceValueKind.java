@@ -1,0 +1,42 @@
+package dev.ferry.gds.decode.cuda;
+
+/**
+ * How the device decoder turns a flat column's Parquet values into its Arrow buffer: the physical
+ * width it reads, the Arrow width it writes, and the conversion kernel between them.
+ */
+public enum DeviceValueKind
+{
+    /** INT32, FLOAT, DATE (no rebase): 4 bytes copied. */
+    FIXED4(4, 4),
+    /** INT64, DOUBLE, TIMESTAMP_MICROS: 8 bytes copied. */
+    FIXED8(8, 8),
+    /** INT96 to 8-byte microseconds (ferry_int96_to_micros). */
+    INT96_MICROS(12, 8),
+    /** INT32 unscaled decimals to decimal128 (ferry_decimal_to_128). */
+    DECIMAL_INT32(4, 16),
+    /** INT64 unscaled decimals to decimal128 (ferry_decimal_to_128). */
+    DECIMAL_INT64(8, 16),
+    /** BYTE_ARRAY to Arrow offsets and data. */
+    STRINGS(0, 0),
+    /** PLAIN BOOLEAN bits to an Arrow bit vector (ferry_copy_bits per page, ferry_spaced_booleans per batch). */
+    BOOLEANS(0, 0);
+
+    private final int parquetWidth;
+    private final int arrowWidth;
+
+    DeviceValueKind(int parquetWidth, int arrowWidth)
+    {
+        this.parquetWidth = parquetWidth;
+        this.arrowWidth = arrowWidth;
+    }
+
+    public int parquetWidth()
+    {
+        return parquetWidth;
+    }
+
+    public int arrowWidth()
+    {
+        return arrowWidth;
+    }
+}

@@ -1,0 +1,382 @@
+package dev.ferry.gds.read;
+
+import dev.ferry.device.CopyRoute;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceStream;
+import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.gds.GdsReadSettings;
+import dev.ferry.gds.GdsRouteSetting;
+import dev.ferry.gds.TestingFiles;
+import dev.ferry.gds.TestingSpark;
+import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
+import dev.ferry.gds.decode.cuda.HostCompiledKernels;
+import dev.ferry.gds.decode.cuda.KernelEmulation;
+import dev.ferry.gds.device.ArrowDeviceUpload;
+import dev.ferry.gds.device.DeviceBatch;
+import dev.ferry.gds.device.DeviceColumn;
+import dev.ferry.gds.device.DeviceTarget;
+import dev.ferry.gds.footer.FooterReader;
+import dev.ferry.gds.io.PrefetchedRanges;
+import dev.ferry.gds.io.ReadPlanning;
+import dev.ferry.gds.io.TestingParquetDataSource;
+import dev.ferry.gds.parquet.FileSlice;
+import dev.ferry.gds.parquet.SourceFile;
+import dev.ferry.gds.plan.PlannedFile;
+import dev.ferry.gds.plan.SchemaInference;
+import dev.ferry.topology.route.FileConsumer;
+import org.apache.arrow.memory.ArrowBuf;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.MapType;
+import org.apache.spark.sql.types.NullType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The comparison behind the device decoder's tests and its gpu-check stage. The device decoder ({@code CudaColumnChunkDecoder} over {@code DeviceChunkDecode}) with its kernels
+ * run by the Java emulation, which has the CUDA C sources' index math: for every flat column of the
+ * parquet-testing corpus, the pyarrow corpus and Spark-written files (v1 and v2 pages, dictionary and
+ * PLAIN, many small pages, dictionaries that give up mid-chunk), device batches equal the CPU
+ * decoder's host batches byte for byte after a copy back; chunks the kernels do not take fall back
+ * per chunk with a reason; no emulated or device memory is left behind. The GPU itself is checked by
+ * the gpu-check stage {@code device-decode}.
+ */
+public final class DeviceDecodeComparison
+{
+    /** What one comparison over the corpora found. */
+    public record Summary(List<String> compared, List<String> skipped, long deviceChunks, Map<String, Long> fallbacks, long decodedBytes, long hostNanos,
+            long deviceNanos)
+    {
+        public double hostGigabytesPerSecond()
+        {
+            return decodedBytes / (double) hostNanos;
+        }
+
+        public double deviceGigabytesPerSecond()
+        {
+            return decodedBytes / (double) deviceNanos;
+        }
+    }
+
+    private static final int BATCH_ROWS = 1000;
+
+    private static DeviceRuntime runtime;
+    private static Optional<Function<DeviceTarget, DeviceBufferKernels>> kernelFactory;
+    private static long hostNanos;
+    private static long deviceNanos;
+
+    private DeviceDecodeComparison() {}
+
+    /**
+     * Reads every file host side and device side on {@code deviceRuntime} (with {@code kernels} when
+     * given, else the backend's own device decoder) and compares the buffers; Spark writes its files
+     * under {@code directory}.
+     */
+    public static Summary run(DeviceRuntime deviceRuntime, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, Path directory)
+            throws Exception
+    {
+        runtime = deviceRuntime;
+        kernelFactory = kernels;
+        hostNanos = 0;
+        deviceNanos = 0;
+        SparkSession spark = TestingSpark.start();
+        spark.range(0, 5000, 1, 1).selectExpr(
+                        "id",
+                        "CASE WHEN id % 7 = 0 THEN NULL ELSE id % 3 = 0 END AS flag",
+                        "CASE WHEN id % 5 = 0 THEN NULL ELSE CAST(id * 2654435761 % 2147483647 AS INT) END AS i",
+                        "CAST(id % 100 AS SMALLINT) AS small",
+                        "CASE WHEN id % 17 = 0 THEN NULL ELSE CAST(id / 3.0 AS FLOAT) END AS f",
+                        "id / 7.0 AS d",
+                        "CASE WHEN id % 6 = 0 THEN NULL ELSE CAST(id * 1.25 - 1000 AS DECIMAL(9, 2)) END AS dec9",
+                        "CAST(id * 123456.789 AS DECIMAL(18, 3)) AS dec18",
+                        "CAST(id AS DECIMAL(38, 10)) AS dec38",
+                        "CASE WHEN id % 4 = 0 THEN NULL ELSE concat('s', CAST(id % 50 AS STRING), repeat('x', CAST(id % 5 AS INT))) END AS s",
+                        "unhex(hex(id * 31)) AS bin",
+                        "date_add(DATE '1970-01-01', CAST(id % 20000 AS INT)) AS dt",
+                        "timestamp_micros(id * 86400000123) AS ts")
+                .write().option("parquet.writer.version", "PARQUET_2_0").option("parquet.page.size", "2048").parquet(directory.resolve("spark-v2").toString());
+        spark.range(0, 5000, 1, 1).selectExpr("id", "CAST(id % 10 AS STRING) AS s", "CAST(id % 3 AS INT) AS i")
+                .write().option("parquet.enable.dictionary", "true").option("parquet.dictionary.page.size", "1024").option("parquet.page.size", "4096")
+                .parquet(directory.resolve("spark-v1").toString());
+        // Dictionaries that fill up after some pages: the chunk's later pages are PLAIN (a CPU fallback, replayed).
+        spark.range(0, 20000, 1, 1).selectExpr("id", "concat('k', CAST(id AS STRING)) AS s", "CAST(id % 7 AS INT) AS i")
+                .write().option("parquet.enable.dictionary", "true").option("parquet.dictionary.page.size", "8192").option("parquet.page.size", "1024")
+                .parquet(directory.resolve("spark-mixed").toString());
+        List<Path> files = new ArrayList<>();
+        Path parquetTesting;
+        try {
+            parquetTesting = TestingFiles.parquetTesting().resolve("data");
+        }
+        catch (RuntimeException e) {
+            // The GPU machine may carry no parquet-testing checkout: the pyarrow and Spark corpora remain.
+            parquetTesting = null;
+            System.out.println("parquet-testing corpus not found: " + e.getMessage());
+        }
+        if (parquetTesting != null && Files.isDirectory(parquetTesting)) {
+            files.addAll(parquetFiles(parquetTesting));
+        }
+        files.addAll(parquetFiles(pyarrowCorpus()));
+        List<Path> sparkFiles = new ArrayList<>(parquetFiles(directory.resolve("spark-v2")));
+        sparkFiles.addAll(parquetFiles(directory.resolve("spark-v1")));
+        sparkFiles.addAll(parquetFiles(directory.resolve("spark-mixed")));
+        assertTrue(sparkFiles.size() >= 2, "Spark wrote " + sparkFiles);
+        files.addAll(sparkFiles);
+
+        Map<String, Long> fallbacks = new TreeMap<>();
+        List<String> compared = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        long deviceChunks = 0;
+        for (Path file : files) {
+            Optional<Long> result = compare(file, fallbacks);
+            if (result.isPresent()) {
+                compared.add(file.getFileName().toString());
+                deviceChunks += result.get();
+            }
+            else {
+                skipped.add(file.getFileName().toString());
+            }
+        }
+        long bytes = decodedBytes;
+        decodedBytes = 0;
+        return new Summary(compared, skipped, deviceChunks, fallbacks, bytes, hostNanos, deviceNanos);
+    }
+
+    private static long decodedBytes;
+
+    /**
+     * Opens {@code path} (a file with more than one batch in its first row group), takes one device
+     * batch with {@code kernels}, closes the batch and the reader mid-row-group, and returns the kernels
+     * so the caller can see what they still hold.
+     */
+    public static DeviceBufferKernels firstDeviceBatchThenClose(DeviceRuntime deviceRuntime, Path path, Function<DeviceTarget, DeviceBufferKernels> kernels)
+            throws IOException
+    {
+        byte[] bytes = Files.readAllBytes(path);
+        ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
+        GdsReadSettings settings = settings();
+        SourceFile source = new SourceFile(path.toString(), bytes.length, InternalRow.empty(), List.of());
+        StructType schema;
+        FileSlice slice;
+        try (TestingParquetDataSource footerSource = source(bytes)) {
+            ParquetMetadata footer = FooterReader.read(footerSource, options, settings.footerTail(), new PrefetchedRanges());
+            schema = flatColumns(SchemaInference.dataSchema(List.of(new PlannedFile(source, footer)), SQLConf.get(), path.toString()));
+            int[] rowGroups = new int[footer.getBlocks().size()];
+            long rows = 0;
+            for (int index = 0; index < rowGroups.length; index++) {
+                rowGroups[index] = index;
+                rows += footer.getBlocks().get(index).getRowCount();
+            }
+            assertTrue(footer.getBlocks().get(0).getRowCount() > BATCH_ROWS, path + ": one batch must not cover the first row group");
+            slice = new FileSlice(source, rowGroups, bytes.length, rows);
+        }
+        DeviceBufferKernels[] built = new DeviceBufferKernels[1];
+        try (RootAllocator allocator = new RootAllocator();
+                DeviceStream stream = deviceRuntime.newStream(0);
+                ParquetSliceReader reader = new ParquetSliceReader(slice, source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty())) {
+            reader.useDeviceKernels(target -> {
+                built[0] = kernels.apply(target);
+                return built[0];
+            });
+            try (DeviceBatch batch = reader.nextOnDevice(BATCH_ROWS, new DeviceTarget(deviceRuntime, 0, stream)).orElseThrow()) {
+                assertEquals(BATCH_ROWS, batch.rows());
+            }
+        }
+        return built[0];
+    }
+
+    /** Compares one file's flat columns host against device; empty when the host path refuses the file (the corpus holds broken and unsupported files). */
+    private static Optional<Long> compare(Path path, Map<String, Long> fallbacks)
+            throws IOException
+    {
+        byte[] bytes = Files.readAllBytes(path);
+        ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
+        GdsReadSettings settings = settings();
+        SourceFile source = new SourceFile(path.toString(), bytes.length, InternalRow.empty(), List.of());
+        StructType schema;
+        FileSlice slice;
+        try (TestingParquetDataSource footerSource = source(bytes)) {
+            ParquetMetadata footer = FooterReader.read(footerSource, options, settings.footerTail(), new PrefetchedRanges());
+            schema = flatColumns(SchemaInference.dataSchema(List.of(new PlannedFile(source, footer)), SQLConf.get(), path.toString()));
+            int[] rowGroups = new int[footer.getBlocks().size()];
+            long rows = 0;
+            for (int index = 0; index < rowGroups.length; index++) {
+                rowGroups[index] = index;
+                rows += footer.getBlocks().get(index).getRowCount();
+            }
+            slice = new FileSlice(source, rowGroups, bytes.length, rows);
+        }
+        catch (RuntimeException | IOException e) {
+            return Optional.empty();
+        }
+        if (schema.fields().length == 0) {
+            return Optional.empty();
+        }
+        List<List<FieldVector>> hostBatches = new ArrayList<>();
+        try (RootAllocator allocator = new RootAllocator()) {
+            try {
+                try (ParquetSliceReader reader = new ParquetSliceReader(slice, source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty())) {
+                    Optional<DecodedBatch> batch;
+                    long began = System.nanoTime();
+                    while ((batch = reader.next(BATCH_ROWS)).isPresent()) {
+                        hostBatches.add(batch.get().columns());
+                    }
+                    hostNanos += System.nanoTime() - began;
+                }
+            }
+            catch (RuntimeException | IOException e) {
+                hostBatches.forEach(columns -> columns.forEach(FieldVector::close));
+                return Optional.empty();
+            }
+            try {
+                return Optional.of(compareDevice(path, slice, bytes, settings, options, schema, allocator, hostBatches, fallbacks));
+            }
+            finally {
+                hostBatches.forEach(columns -> columns.forEach(FieldVector::close));
+            }
+        }
+    }
+
+    private static long compareDevice(Path path, FileSlice slice, byte[] bytes, GdsReadSettings settings, ParquetReadOptions options, StructType schema,
+            RootAllocator allocator, List<List<FieldVector>> hostBatches, Map<String, Long> fallbacks)
+            throws IOException
+    {
+        String file = path.getFileName().toString();
+        long copiedBefore = runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE);
+        long uploaded = 0;
+        long deviceChunks;
+        try (DeviceStream stream = runtime.newStream(0);
+                ParquetSliceReader reader = new ParquetSliceReader(slice, source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty())) {
+            DeviceTarget target = new DeviceTarget(runtime, 0, stream);
+            List<DeviceBufferKernels> kernels = new ArrayList<>();
+            kernelFactory.ifPresent(factory -> reader.useDeviceKernels(forTarget -> {
+                DeviceBufferKernels built = factory.apply(forTarget);
+                kernels.add(built);
+                return built;
+            }));
+            int batchIndex = 0;
+            Optional<DeviceBatch> batch;
+            while (true) {
+                long began = System.nanoTime();
+                batch = reader.nextOnDevice(BATCH_ROWS, target);
+                deviceNanos += System.nanoTime() - began;
+                if (batch.isEmpty()) {
+                    break;
+                }
+                try (DeviceBatch device = batch.get()) {
+                    assertTrue(batchIndex < hostBatches.size(), file + ": the device path yields more batches than the host path");
+                    List<FieldVector> host = hostBatches.get(batchIndex);
+                    assertEquals(host.get(0).getValueCount(), device.rows(), file + " batch " + batchIndex + " rows");
+                    for (int column = 0; column < host.size(); column++) {
+                        uploaded += assertSameBuffers(file + " batch " + batchIndex + " column " + schema.fields()[column].name(), host.get(column),
+                                device.columns().get(column), stream);
+                    }
+                }
+                batchIndex++;
+            }
+            assertEquals(hostBatches.size(), batchIndex, file + ": batches");
+            long fallbackChunks = 0;
+            for (Map.Entry<String, Long> entry : reader.deviceFallbacks().entrySet()) {
+                fallbacks.merge(entry.getKey(), entry.getValue(), Long::sum);
+                fallbackChunks += entry.getValue();
+            }
+            deviceChunks = (long) batchIndex * schema.fields().length - fallbackChunks;
+            for (DeviceBufferKernels built : kernels) {
+                if (built instanceof KernelEmulation emulation) {
+                    assertEquals(0, emulation.allocatedBytes(), file + ": emulated device memory left behind");
+                }
+                if (built instanceof HostCompiledKernels host) {
+                    assertEquals(0, host.allocatedBytes(), file + ": host kernel memory left behind");
+                    host.close();
+                }
+            }
+        }
+        decodedBytes += uploaded;
+        assertTrue(uploaded <= runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE) - copiedBefore, file + ": compared bytes reached the device");
+        return deviceChunks;
+    }
+
+    // Copies the device column back and compares each buffer with the host vector's, returning the bytes compared.
+    private static long assertSameBuffers(String what, FieldVector host, DeviceColumn device, DeviceStream stream)
+    {
+        List<Long> lengths = ArrowDeviceUpload.lengths(host);
+        assertEquals(lengths, device.lengths(), what + ": buffer lengths");
+        assertEquals(host.getNullCount(), device.nullCount(), what + ": nulls");
+        List<ArrowBuf> hostBuffers = host.getFieldBuffers();
+        long total = 0;
+        for (int index = 0; index < lengths.size(); index++) {
+            int length = Math.toIntExact(lengths.get(index));
+            DeviceBuffer buffer = device.buffers().get(index);
+            ByteBuffer back = ByteBuffer.allocate(length);
+            stream.copyToHost(buffer, 0, back);
+            stream.synchronize();
+            back.flip();
+            ByteBuffer expected = hostBuffers.get(index).nioBuffer(0, length);
+            assertEquals(expected, back, what + ": buffer " + index + " differs");
+            total += length;
+        }
+        return total;
+    }
+
+    // Device batches hold flat columns; nested ones and NullType have no device layout.
+    private static StructType flatColumns(StructType schema)
+    {
+        List<StructField> flat = new ArrayList<>();
+        for (StructField field : schema.fields()) {
+            if (!(field.dataType() instanceof StructType || field.dataType() instanceof ArrayType || field.dataType() instanceof MapType
+                    || field.dataType() instanceof NullType)) {
+                flat.add(field);
+            }
+        }
+        return new StructType(flat.toArray(new StructField[0]));
+    }
+
+    private static TestingParquetDataSource source(byte[] bytes)
+    {
+        return new TestingParquetDataSource(bytes, new ReadPlanning(1 << 20, 64 << 20, 64 << 20), Optional.empty());
+    }
+
+    private static List<Path> parquetFiles(Path directory)
+            throws IOException
+    {
+        try (Stream<Path> listing = Files.list(directory)) {
+            return listing.filter(path -> path.getFileName().toString().endsWith(".parquet")).sorted().collect(Collectors.toList());
+        }
+    }
+
+    private static Path pyarrowCorpus()
+            throws URISyntaxException
+    {
+        return Path.of(DeviceDecodeComparison.class.getResource("/corpus/pyarrow").toURI());
+    }
+
+    private static GdsReadSettings settings()
+    {
+        return new GdsReadSettings(GdsRouteSetting.HOST, FileConsumer.CPU, BATCH_ROWS, 1, 1 << 20, 64 << 20, 64 << 20, 64 * 1024, 512 << 20, 1L << 30, false, true, 1,
+                false, false, false, "UTC", "CORRECTED", "CORRECTED", false, 0, true, true, true);
+    }
+}

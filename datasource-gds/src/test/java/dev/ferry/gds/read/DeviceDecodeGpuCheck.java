@@ -1,0 +1,45 @@
+package dev.ferry.gds.read;
+
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.gds.decode.cuda.DeviceKernelsLoader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The gpu-check stage {@code device-decode} (not in the build's suites: its name matches no test
+ * pattern): on the cuda backend the device decoder runs the CUDA kernels (NVRTC, driver API) over
+ * the corpora and every device batch must equal the CPU decoder's host batch byte for byte
+ * ({@link DeviceDecodeComparison}); prints the decoded GB/s of both paths on this machine (the
+ * device figure includes the pages' upload, which nvCOMP and GDS would replace). Skipped, with the
+ * reason, where the kernels cannot run.
+ */
+public class DeviceDecodeGpuCheck
+{
+    @Test
+    public void cudaKernelsEqualTheCpuDecoderOverTheCorpora(@TempDir Path directory)
+            throws Exception
+    {
+        Optional<String> unavailable = DeviceKernelsLoader.unavailableReason();
+        unavailable.ifPresent(reason -> System.out.println("device decode: unavailable: " + reason));
+        assumeTrue(unavailable.isEmpty(), () -> "device decode: " + unavailable.orElse(""));
+        try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "cuda")))) {
+            assumeTrue("cuda".equals(runtime.backendName()), "the cuda backend did not start: " + runtime.selectionReason());
+            DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(runtime, Optional.empty(), directory);
+            System.out.println("device decode: PASS " + summary.compared().size() + " files byte for byte, " + summary.deviceChunks()
+                    + " column batches on the CUDA kernels; CPU fallbacks by reason: " + summary.fallbacks());
+            System.out.printf("device decode: %.3f GB/s decoded on the device path (kernels + page upload), %.3f GB/s on the CPU decoder, %d decoded bytes%n",
+                    summary.deviceGigabytesPerSecond(), summary.hostGigabytesPerSecond(), summary.decodedBytes());
+            assertTrue(summary.deviceChunks() > 0, "no column batch took the CUDA kernels: " + summary.fallbacks());
+            assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        }
+    }
+}

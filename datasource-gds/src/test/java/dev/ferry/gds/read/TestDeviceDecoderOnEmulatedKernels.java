@@ -1,0 +1,68 @@
+package dev.ferry.gds.read;
+
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.gds.decode.cuda.EmulatedDeviceKernels;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The device decoder ({@code CudaColumnChunkDecoder} over {@code DeviceChunkDecode}) with its kernels
+ * run by the Java emulation, which has the CUDA C sources' index math, on the simulated backend:
+ * for every flat column of the parquet-testing corpus, the pyarrow corpus and Spark-written files
+ * (v1 and v2 pages, dictionary and PLAIN, many small pages, required and optional columns), device batches equal the CPU decoder's host batches byte for
+ * byte after a copy back ({@link DeviceDecodeComparison}); chunks the kernels do not take fall back
+ * per chunk with a reason; no emulated or device memory is left behind. On a GPU the same comparison
+ * runs the real kernels ({@link DeviceDecodeGpuCheck}, gpu-check stage {@code device-decode}).
+ */
+class TestDeviceDecoderOnEmulatedKernels
+{
+    private static DeviceRuntime runtime;
+
+    @BeforeAll
+    static void start()
+    {
+        runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "256m")));
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        runtime.close();
+    }
+
+    @Test
+    void emulatedKernelsEqualTheCpuDecoderOverTheCorpora(@TempDir Path directory)
+            throws Exception
+    {
+        DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(runtime, Optional.of(EmulatedDeviceKernels::new), directory);
+        System.out.println("device decoder (emulated kernels): " + summary.deviceChunks() + " column batches decoded by the kernels over "
+                + summary.compared().size() + " files; CPU fallbacks by reason: " + summary.fallbacks());
+        assertTrue(summary.compared().size() >= 40, "files compared: " + summary.compared() + "; skipped: " + summary.skipped());
+        assertTrue(summary.compared().stream().anyMatch(name -> name.startsWith("part-")), "Spark-written files are compared: " + summary.compared());
+        assertTrue(summary.deviceChunks() > 500, "column batches the kernels decoded: " + summary.deviceChunks());
+        Map<String, Long> fallbacks = summary.fallbacks();
+        assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("encoding DELTA")), "DELTA_* chunks fall back: " + fallbacks);
+        assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("type ")), "converted types fall back: " + fallbacks);
+        assertTrue(fallbacks.keySet().stream().noneMatch(reason -> reason.startsWith("BOOLEAN")), "PLAIN booleans take the kernels: " + fallbacks);
+        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+
+        // A reader closed mid-row-group (a LIMIT) frees the chunk the device decoder holds.
+        Path sparkFile;
+        try (var files = java.nio.file.Files.list(directory.resolve("spark-v2"))) {
+            sparkFile = files.filter(file -> file.getFileName().toString().endsWith(".parquet")).findFirst().orElseThrow();
+        }
+        EmulatedDeviceKernels kernels = (EmulatedDeviceKernels) DeviceDecodeComparison.firstDeviceBatchThenClose(runtime, sparkFile, EmulatedDeviceKernels::new);
+        assertEquals(0, kernels.allocatedBytes(), "emulated device memory left after closing mid-row-group");
+        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "device buffers left after closing mid-row-group");
+    }
+}
