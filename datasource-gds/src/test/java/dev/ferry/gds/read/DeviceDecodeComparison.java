@@ -69,8 +69,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public final class DeviceDecodeComparison
 {
     /** What one comparison over the corpora found. */
-    public record Summary(List<String> compared, List<String> skipped, long deviceChunks, Map<String, Long> fallbacks, long decodedBytes, long hostNanos,
-            long deviceNanos)
+    public record Summary(List<String> compared, List<String> skipped, long deviceChunks, Map<String, Long> fallbacks, long decodedBytes, long hostToDeviceBytes,
+            long hostNanos, long deviceNanos)
     {
         public double hostGigabytesPerSecond()
         {
@@ -104,6 +104,8 @@ public final class DeviceDecodeComparison
         kernelFactory = kernels;
         hostNanos = 0;
         deviceNanos = 0;
+        decodedBytes = 0;
+        hostToDeviceBytes = 0;
         SparkSession spark = TestingSpark.start();
         spark.range(0, 5000, 1, 1).selectExpr(
                         "id",
@@ -162,11 +164,14 @@ public final class DeviceDecodeComparison
             }
         }
         long bytes = decodedBytes;
+        long copied = hostToDeviceBytes;
         decodedBytes = 0;
-        return new Summary(compared, skipped, deviceChunks, fallbacks, bytes, hostNanos, deviceNanos);
+        hostToDeviceBytes = 0;
+        return new Summary(compared, skipped, deviceChunks, fallbacks, bytes, copied, hostNanos, deviceNanos);
     }
 
     private static long decodedBytes;
+    private static long hostToDeviceBytes;
 
     /**
      * Opens {@code path} (a file with more than one batch in its first row group), takes one device
@@ -316,6 +321,7 @@ public final class DeviceDecodeComparison
             }
         }
         decodedBytes += uploaded;
+        hostToDeviceBytes += runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE) - copiedBefore;
         assertTrue(uploaded <= runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE) - copiedBefore, file + ": compared bytes reached the device");
         return deviceChunks;
     }

@@ -1,81 +1,34 @@
 package dev.ferry.gds.read;
 
 import dev.ferry.conf.MapConfigSource;
-import dev.ferry.device.CopyRoute;
 import dev.ferry.device.DeviceRuntime;
-import dev.ferry.device.DeviceStream;
-import dev.ferry.device.memory.DeviceBuffer;
-import dev.ferry.gds.GdsReadSettings;
-import dev.ferry.gds.GdsRouteSetting;
-import dev.ferry.gds.TestingFiles;
-import dev.ferry.gds.TestingSpark;
-import dev.ferry.gds.device.ArrowDeviceUpload;
-import dev.ferry.gds.device.DeviceBatch;
-import dev.ferry.gds.device.DeviceColumn;
-import dev.ferry.gds.device.DeviceTarget;
-import dev.ferry.gds.footer.FooterReader;
-import dev.ferry.gds.io.PrefetchedRanges;
-import dev.ferry.gds.io.ReadPlanning;
-import dev.ferry.gds.io.TestingParquetDataSource;
-import dev.ferry.gds.parquet.FileSlice;
-import dev.ferry.gds.parquet.SourceFile;
-import dev.ferry.gds.plan.PlannedFile;
-import dev.ferry.gds.plan.SchemaInference;
-import dev.ferry.topology.route.FileConsumer;
-import org.apache.arrow.memory.ArrowBuf;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.HadoopReadOptions;
-import org.apache.parquet.ParquetReadOptions;
-import org.apache.parquet.hadoop.metadata.ParquetMetadata;
-import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.internal.SQLConf;
-import org.apache.spark.sql.types.ArrayType;
-import org.apache.spark.sql.types.MapType;
-import org.apache.spark.sql.types.NullType;
-import org.apache.spark.sql.types.StructField;
-import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.URISyntaxException;
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The decode seam's contract on the simulated backend: for every flat column of the parquet-testing
- * corpus, the pyarrow corpus and Spark-written files, the device path (chunks the device decoder
- * takes decoded through {@code decodeToDevice}, the rest decoded on the CPU and uploaded, counted by
- * reason) gives the same Arrow buffers, byte for byte after a copy back, as the host path; every
- * uploaded byte is counted as a host-to-device copy, and no device memory is left behind.
+ * corpus, the pyarrow corpus and Spark-written files, the device path (chunks the backend's device
+ * decoder takes decoded through {@code decodeToDevice}, the rest decoded on the CPU and uploaded,
+ * counted by reason) gives the same Arrow buffers, byte for byte after a copy back, as the host path
+ * ({@link DeviceDecodeComparison} does the comparison); every compared byte is one counted
+ * host-to-device copy, and no device memory is left behind.
  */
 class TestDecodeSeamContract
 {
-    private static final int BATCH_ROWS = 1000;
-
-    private static SparkSession spark;
     private static DeviceRuntime runtime;
 
     @BeforeAll
     static void start()
     {
-        spark = TestingSpark.start();
         runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "256m")));
     }
 
@@ -89,197 +42,14 @@ class TestDecodeSeamContract
     void deviceBuffersEqualHostBuffersOverTheCorpora(@TempDir Path directory)
             throws Exception
     {
-        spark.range(0, 5000, 1, 1).selectExpr(
-                        "id",
-                        "CASE WHEN id % 7 = 0 THEN NULL ELSE id % 3 = 0 END AS flag",
-                        "CASE WHEN id % 5 = 0 THEN NULL ELSE CAST(id * 2654435761 % 2147483647 AS INT) END AS i",
-                        "CAST(id % 100 AS SMALLINT) AS small",
-                        "CASE WHEN id % 17 = 0 THEN NULL ELSE CAST(id / 3.0 AS FLOAT) END AS f",
-                        "id / 7.0 AS d",
-                        "CASE WHEN id % 6 = 0 THEN NULL ELSE CAST(id * 1.25 - 1000 AS DECIMAL(9, 2)) END AS dec9",
-                        "CAST(id * 123456.789 AS DECIMAL(18, 3)) AS dec18",
-                        "CAST(id AS DECIMAL(38, 10)) AS dec38",
-                        "CASE WHEN id % 4 = 0 THEN NULL ELSE concat('s', CAST(id % 50 AS STRING), repeat('x', CAST(id % 5 AS INT))) END AS s",
-                        "unhex(hex(id * 31)) AS bin",
-                        "date_add(DATE '1970-01-01', CAST(id % 20000 AS INT)) AS dt",
-                        "timestamp_micros(id * 86400000123) AS ts")
-                .write().option("parquet.writer.version", "PARQUET_2_0").parquet(directory.resolve("spark-v2").toString());
-        spark.range(0, 5000, 1, 1).selectExpr("id", "CAST(id % 10 AS STRING) AS s", "CAST(id % 3 AS INT) AS i")
-                .write().option("parquet.enable.dictionary", "true").parquet(directory.resolve("spark-v1").toString());
-        List<Path> files = new ArrayList<>();
-        files.addAll(parquetFiles(TestingFiles.parquetTesting().resolve("data")));
-        files.addAll(parquetFiles(pyarrowCorpus()));
-        List<Path> sparkFiles = new ArrayList<>(parquetFiles(directory.resolve("spark-v2")));
-        sparkFiles.addAll(parquetFiles(directory.resolve("spark-v1")));
-        assertTrue(sparkFiles.size() >= 2, "Spark wrote " + sparkFiles);
-        files.addAll(sparkFiles);
+        DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(runtime, Optional.empty(), directory);
 
-        Map<String, Long> fallbacks = new TreeMap<>();
-        List<String> compared = new ArrayList<>();
-        List<String> skipped = new ArrayList<>();
-        long deviceChunks = 0;
-        for (Path file : files) {
-            Optional<Long> result = compare(file, fallbacks);
-            if (result.isPresent()) {
-                compared.add(file.getFileName().toString());
-                deviceChunks += result.get();
-            }
-            else {
-                skipped.add(file.getFileName().toString());
-            }
-        }
-        assertTrue(compared.size() >= 40, "files compared: " + compared + "; skipped (host read refused them): " + skipped);
-        assertTrue(compared.containsAll(sparkFiles.stream().map(path -> path.getFileName().toString()).toList()), "every Spark-written file is compared");
-        assertTrue(deviceChunks > 0, "some chunks take the device decoder");
-        assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("encoding DELTA")), "DELTA_* chunks fall back: " + fallbacks);
-        assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("type ")), "converted types fall back: " + fallbacks);
+        assertTrue(summary.compared().size() >= 40, "files compared: " + summary.compared() + "; skipped (host read refused them): " + summary.skipped());
+        assertTrue(summary.compared().stream().filter(name -> name.startsWith("part-")).count() >= 3, "every Spark-written corpus is compared: " + summary.compared());
+        assertTrue(summary.deviceChunks() > 0, "some chunks take the device decoder");
+        assertTrue(summary.fallbacks().keySet().stream().anyMatch(reason -> reason.startsWith("encoding DELTA")), "DELTA_* chunks fall back: " + summary.fallbacks());
+        assertTrue(summary.fallbacks().keySet().stream().anyMatch(reason -> reason.startsWith("type ")), "converted types fall back: " + summary.fallbacks());
+        assertEquals(summary.decodedBytes(), summary.hostToDeviceBytes(), "every uploaded byte is one counted host-to-device copy");
         assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
-    }
-
-    /** Compares one file's flat columns host against device; empty when the host path refuses the file (the corpus holds broken and unsupported files). */
-    private static Optional<Long> compare(Path path, Map<String, Long> fallbacks)
-            throws IOException
-    {
-        byte[] bytes = Files.readAllBytes(path);
-        ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
-        GdsReadSettings settings = settings();
-        SourceFile source = new SourceFile(path.toString(), bytes.length, InternalRow.empty(), List.of());
-        StructType schema;
-        FileSlice slice;
-        try (TestingParquetDataSource footerSource = source(bytes)) {
-            ParquetMetadata footer = FooterReader.read(footerSource, options, settings.footerTail(), new PrefetchedRanges());
-            schema = flatColumns(SchemaInference.dataSchema(List.of(new PlannedFile(source, footer)), SQLConf.get(), path.toString()));
-            int[] rowGroups = new int[footer.getBlocks().size()];
-            long rows = 0;
-            for (int index = 0; index < rowGroups.length; index++) {
-                rowGroups[index] = index;
-                rows += footer.getBlocks().get(index).getRowCount();
-            }
-            slice = new FileSlice(source, rowGroups, bytes.length, rows);
-        }
-        catch (RuntimeException | IOException e) {
-            return Optional.empty();
-        }
-        if (schema.fields().length == 0) {
-            return Optional.empty();
-        }
-        List<List<FieldVector>> hostBatches = new ArrayList<>();
-        try (RootAllocator allocator = new RootAllocator()) {
-            try {
-                try (ParquetSliceReader reader = new ParquetSliceReader(slice, source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty())) {
-                    Optional<DecodedBatch> batch;
-                    while ((batch = reader.next(BATCH_ROWS)).isPresent()) {
-                        hostBatches.add(batch.get().columns());
-                    }
-                }
-            }
-            catch (RuntimeException | IOException e) {
-                hostBatches.forEach(columns -> columns.forEach(FieldVector::close));
-                return Optional.empty();
-            }
-            try {
-                return Optional.of(compareDevice(path, slice, bytes, settings, options, schema, allocator, hostBatches, fallbacks));
-            }
-            finally {
-                hostBatches.forEach(columns -> columns.forEach(FieldVector::close));
-            }
-        }
-    }
-
-    private static long compareDevice(Path path, FileSlice slice, byte[] bytes, GdsReadSettings settings, ParquetReadOptions options, StructType schema,
-            RootAllocator allocator, List<List<FieldVector>> hostBatches, Map<String, Long> fallbacks)
-            throws IOException
-    {
-        String file = path.getFileName().toString();
-        long copiedBefore = runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE);
-        long uploaded = 0;
-        long deviceChunks;
-        try (DeviceStream stream = runtime.newStream(0);
-                ParquetSliceReader reader = new ParquetSliceReader(slice, source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty())) {
-            DeviceTarget target = new DeviceTarget(runtime, 0, stream);
-            int batchIndex = 0;
-            Optional<DeviceBatch> batch;
-            while ((batch = reader.nextOnDevice(BATCH_ROWS, target)).isPresent()) {
-                try (DeviceBatch device = batch.get()) {
-                    assertTrue(batchIndex < hostBatches.size(), file + ": the device path yields more batches than the host path");
-                    List<FieldVector> host = hostBatches.get(batchIndex);
-                    assertEquals(host.get(0).getValueCount(), device.rows(), file + " batch " + batchIndex + " rows");
-                    for (int column = 0; column < host.size(); column++) {
-                        uploaded += assertSameBuffers(file + " batch " + batchIndex + " column " + schema.fields()[column].name(), host.get(column),
-                                device.columns().get(column), stream);
-                    }
-                }
-                batchIndex++;
-            }
-            assertEquals(hostBatches.size(), batchIndex, file + ": batches");
-            long fallbackChunks = 0;
-            for (Map.Entry<String, Long> entry : reader.deviceFallbacks().entrySet()) {
-                fallbacks.merge(entry.getKey(), entry.getValue(), Long::sum);
-                fallbackChunks += entry.getValue();
-            }
-            deviceChunks = (long) batchIndex * schema.fields().length - fallbackChunks;
-        }
-        assertEquals(uploaded, runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE) - copiedBefore, file + ": every uploaded byte is one counted host-to-device copy");
-        return deviceChunks;
-    }
-
-    // Copies the device column back and compares each buffer with the host vector's, returning the bytes compared.
-    private static long assertSameBuffers(String what, FieldVector host, DeviceColumn device, DeviceStream stream)
-    {
-        List<Long> lengths = ArrowDeviceUpload.lengths(host);
-        assertEquals(lengths, device.lengths(), what + ": buffer lengths");
-        assertEquals(host.getNullCount(), device.nullCount(), what + ": nulls");
-        List<ArrowBuf> hostBuffers = host.getFieldBuffers();
-        long total = 0;
-        for (int index = 0; index < lengths.size(); index++) {
-            int length = Math.toIntExact(lengths.get(index));
-            DeviceBuffer buffer = device.buffers().get(index);
-            ByteBuffer back = ByteBuffer.allocate(length);
-            stream.copyToHost(buffer, 0, back);
-            stream.synchronize();
-            back.flip();
-            ByteBuffer expected = hostBuffers.get(index).nioBuffer(0, length);
-            assertEquals(expected, back, what + ": buffer " + index + " differs");
-            total += length;
-        }
-        return total;
-    }
-
-    // Device batches hold flat columns; nested ones and NullType have no device layout.
-    private static StructType flatColumns(StructType schema)
-    {
-        List<StructField> flat = new ArrayList<>();
-        for (StructField field : schema.fields()) {
-            if (!(field.dataType() instanceof StructType || field.dataType() instanceof ArrayType || field.dataType() instanceof MapType
-                    || field.dataType() instanceof NullType)) {
-                flat.add(field);
-            }
-        }
-        return new StructType(flat.toArray(new StructField[0]));
-    }
-
-    private static TestingParquetDataSource source(byte[] bytes)
-    {
-        return new TestingParquetDataSource(bytes, new ReadPlanning(1 << 20, 64 << 20, 64 << 20), Optional.empty());
-    }
-
-    private static List<Path> parquetFiles(Path directory)
-            throws IOException
-    {
-        try (Stream<Path> listing = Files.list(directory)) {
-            return listing.filter(path -> path.getFileName().toString().endsWith(".parquet")).sorted().collect(Collectors.toList());
-        }
-    }
-
-    private static Path pyarrowCorpus()
-            throws URISyntaxException
-    {
-        return Path.of(TestDecodeSeamContract.class.getResource("/corpus/pyarrow").toURI());
-    }
-
-    private static GdsReadSettings settings()
-    {
-        return new GdsReadSettings(GdsRouteSetting.HOST, FileConsumer.CPU, BATCH_ROWS, 1, 1 << 20, 64 << 20, 64 << 20, 64 * 1024, 512 << 20, 1L << 30, false, true, 1,
-                false, false, false, "UTC", "CORRECTED", "CORRECTED", false, 0, true, true, true);
     }
 }
