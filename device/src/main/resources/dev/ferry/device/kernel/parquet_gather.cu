@@ -20,6 +20,14 @@ __device__ long long ferry_slot(const int* positions, long long index)
     return positions == nullptr ? index : (long long) positions[index];
 }
 
+// One fixed-width value: width bytes of source, or zeros for a null slot or a refused read (source nullptr).
+__device__ void ferry_copy_or_zero(unsigned char* target, const unsigned char* source, int width)
+{
+    for (int b = 0; b < width; b++) {
+        target[b] = source == nullptr ? (unsigned char) 0 : source[b];
+    }
+}
+
 // Fixed-width dictionary gather: out[i] = dictionary[indices[slot(i)]] for valid i, width bytes
 // (any width; the dictionary was converted to the Arrow width first: INT96 to micros, decimals to
 // 16 bytes). An index at or past dictionarySize flags FERRY_ERROR_VALUE_RANGE and writes zeros
@@ -50,9 +58,7 @@ extern "C" __global__ void ferry_dict_gather_fixed(
             atomicOr(errors, FERRY_ERROR_VALUE_RANGE);
         }
     }
-    for (int b = 0; b < width; b++) {
-        target[b] = source == nullptr ? (unsigned char) 0 : source[b];
-    }
+    ferry_copy_or_zero(target, source, width);
 }
 
 // Fixed-width PLAIN values placed at their spaced slots: out[i] = dense[slot(i)] (width bytes).
@@ -83,9 +89,7 @@ extern "C" __global__ void ferry_spaced_fixed(
             atomicOr(errors, FERRY_ERROR_OVERRUN);
         }
     }
-    for (int b = 0; b < width; b++) {
-        target[b] = source == nullptr ? (unsigned char) 0 : source[b];
-    }
+    ferry_copy_or_zero(target, source, width);
 }
 
 // PLAIN booleans (one bit each, LSB first, dense) to an Arrow bit vector: one thread per output
