@@ -8,6 +8,13 @@ import org.apache.spark.sql.SparkSession;
 /** Spark sessions the way users run Ferry: the plugin, Ferry's shuffle manager, and small settings for 2-core CI. */
 final class FerrySessions
 {
+    /**
+     * Serial GC and C1 only in every executor JVM these sessions start (as the demo and {@link TopologyClusters} do): on
+     * CI's two cores, two or four executors plus the driver otherwise spend much of a short test in parallel GC and C2
+     * compiler threads that fight each other. What runs and what is asserted is the same.
+     */
+    static final String EXECUTOR_JVM_OPTIONS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1";
+
     private FerrySessions() {}
 
     static SparkSession.Builder builder(String master)
@@ -65,7 +72,7 @@ final class FerrySessions
                 .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")
                 .config("spark.executorEnv.SPARK_TESTING", "1")
                 .config("spark.executor.extraClassPath", System.getProperty("java.class.path"))
-                .config("spark.executor.extraJavaOptions", javaOptions)
+                .config("spark.executor.extraJavaOptions", EXECUTOR_JVM_OPTIONS + " " + javaOptions)
                 .getOrCreate();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (spark.sparkContext().statusTracker().getExecutorInfos().length < 3) {

@@ -93,6 +93,8 @@ final class StandaloneCluster
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx" + maxHeap);
+        // The master, the workers and spark-submit's driver: serial GC and C1 only, as the executors (FerrySessions).
+        command.addAll(List.of(FerrySessions.EXECUTOR_JVM_OPTIONS.split(" ")));
         command.addAll(List.of(JavaModuleOptions.defaultModuleOptionArray()));
         command.add("-cp");
         command.add(sparkHome.resolve("jars") + "/*");

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.spark.launcher.JavaModuleOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,11 +24,33 @@ class TestDemoCommand
     {
     }
 
+    /**
+     * JVM options for the runs that check one thing of the command (argument errors, reusing the data) rather than
+     * running it as a user does: serial GC and C1 only (a short run on CI's two cores, as the demo's own executors), and
+     * for a Spark run Spark's module options, so the command runs Spark in this JVM instead of relaunching itself
+     * (the first run of the full test keeps the relaunch, as {@code bin/ferry demo} starts it).
+     */
+    private static List<String> quickJvm(boolean spark)
+    {
+        List<String> options = new ArrayList<>(List.of(FerrySessions.EXECUTOR_JVM_OPTIONS.split(" ")));
+        if (spark) {
+            options.addAll(List.of(JavaModuleOptions.defaultModuleOptionArray()));
+        }
+        return options;
+    }
+
     private static Run demo(Path directory, String... args)
+            throws IOException, InterruptedException
+    {
+        return demo(directory, List.of(), args);
+    }
+
+    private static Run demo(Path directory, List<String> jvmOptions, String... args)
             throws IOException, InterruptedException
     {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add("dev.ferry.examples.demo.DemoCommand");
@@ -77,7 +100,7 @@ class TestDemoCommand
         assertTrue(html.matches("(?s).*PIX GPUDIRECT_RDMA [\\d.]+ (B|KiB|MiB).*"), "no NIC link annotated with bytes in the report");
 
         // A second run reuses the generated data.
-        Run again = demo(directory, "--rows", "40000", "--topology", topology.toString(), "--dir", data.toString(), "--master", "local[2]");
+        Run again = demo(directory, quickJvm(true), "--rows", "40000", "--topology", topology.toString(), "--dir", data.toString(), "--master", "local[2]");
         assertEquals(0, again.exitCode(), again.stdout() + again.stderr());
         assertTrue(again.stdout().contains("Data: reusing"), again.stdout());
     }
@@ -86,15 +109,15 @@ class TestDemoCommand
     void printsHelpAndRejectsBadArguments(@TempDir Path directory)
             throws IOException, InterruptedException
     {
-        Run help = demo(directory, "--help");
+        Run help = demo(directory, quickJvm(false), "--help");
         assertEquals(0, help.exitCode(), help.stderr());
         assertTrue(help.stdout().startsWith("usage: bin/ferry demo"), help.stdout());
         assertTrue(help.stdout().contains("--size S") && help.stdout().contains("--master M") && help.stdout().contains("--topology FILE")
                 && help.stdout().contains("--dir DIR"), help.stdout());
-        Run bad = demo(directory, "--rows", "many");
+        Run bad = demo(directory, quickJvm(false), "--rows", "many");
         assertEquals(2, bad.exitCode());
         assertTrue(bad.stderr().contains("--rows takes a positive number"), bad.stderr());
-        Run badSize = demo(directory, "--size", "lots");
+        Run badSize = demo(directory, quickJvm(false), "--size", "lots");
         assertEquals(2, badSize.exitCode());
         assertTrue(badSize.stderr().contains("--size takes a size like"), badSize.stderr());
     }

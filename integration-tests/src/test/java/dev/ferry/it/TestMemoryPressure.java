@@ -22,10 +22,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Ferry under memory pressure: two executors of 384 MiB heap whose unified memory is about 25 MiB
- * (64 MiB reserved, {@code spark.memory.fraction=0.08}), far below what the queries' sorts,
+ * Ferry under memory pressure: two executors of 384 MiB heap whose unified memory is about 13 MiB
+ * (64 MiB reserved, {@code spark.memory.fraction=0.04}), far below what the queries' sorts,
  * aggregations and map outputs hold, with broadcast joins on. The 22 TPC-H queries and a set of
- * join, aggregate and window queries over 600,000 rows (one map task: its map output alone is
+ * join, aggregate and window queries over 300,000 rows (one map task: its map output alone is
  * larger than the executor's execution memory) run with Ferry and with Spark alone in
  * the same executors: every query that succeeds with Spark alone succeeds with Ferry and returns
  * the same rows, and Ferry's map side gave memory back (its spill metric) when Spark asked.
@@ -35,7 +35,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TestMemoryPressure
 {
     private static final int ORDERS = 15_000;
-    private static final long EVENTS = 600_000;
+    // Rows and memory are sized together (half of an earlier 600,000 rows in 25 MiB, for CI time): the map output of
+    // the one events task is still about twice the executor's unified memory, so Ferry's map side must give memory back.
+    private static final long EVENTS = 300_000;
+    private static final long USERS = EVENTS / 4;
 
     private SparkSession spark;
     private final TaskMemoryListener memory = new TaskMemoryListener();
@@ -51,21 +54,21 @@ class TestMemoryPressure
     {
         SparkSession.Builder builder = FerrySessions.builder("local-cluster[2,1,512]")
                 .config("spark.testing.reservedMemory", String.valueOf(64L << 20))
-                .config("spark.memory.fraction", "0.08")
+                .config("spark.memory.fraction", "0.04")
                 // Broadcast joins on, as Spark ships (the shared builder turns them off).
                 .config("spark.sql.autoBroadcastJoinThreshold", String.valueOf(10L << 20))
                 .config("spark.sql.adaptive.autoBroadcastJoinThreshold", String.valueOf(10L << 20))
                 .config("spark.sql.shuffle.partitions", "6")
                 // A map output store smaller than the shuffles, so outputs go to disk too.
-                .config("spark.ferry.shuffle.host.memoryBytes", "24m");
+                .config("spark.ferry.shuffle.host.memoryBytes", "12m");
         spark = FerrySessions.localCluster(builder, "384m", "-Xss4m");
         spark.sparkContext().addSparkListener(memory);
         TpchTables.register(spark, ORDERS);
-        spark.sql("CREATE OR REPLACE TEMPORARY VIEW events AS SELECT id, pmod(hash(id, 1), 150000) AS user_id, CAST(pmod(hash(id, 2), 97) AS INT) AS kind, "
+        spark.sql("CREATE OR REPLACE TEMPORARY VIEW events AS SELECT id, pmod(hash(id, 1), " + USERS + ") AS user_id, CAST(pmod(hash(id, 2), 97) AS INT) AS kind, "
                 + "concat(sha2(CAST(id AS STRING), 256), '-', id) AS payload, CAST(pmod(hash(id, 4), 100000) / 100.0 AS DECIMAL(10,2)) AS amount "
                 + "FROM range(0, " + EVENTS + ", 1, 1)");
         spark.sql("CREATE OR REPLACE TEMPORARY VIEW users AS SELECT id AS user_id, concat('user-', id) AS name, CAST(id % 13 AS INT) AS region "
-                + "FROM range(0, 150000, 1, 2)");
+                + "FROM range(0, " + USERS + ", 1, 2)");
         spark.sql("CREATE OR REPLACE TEMPORARY VIEW kinds AS SELECT CAST(id AS INT) AS kind, concat('kind-', id) AS label FROM range(0, 97)");
     }
 
@@ -82,7 +85,7 @@ class TestMemoryPressure
         return TpchQueries.names().stream();
     }
 
-    /** Joins (broadcast and sort-merge), wide aggregations, windows and sorts over the 600,000-row table. */
+    /** Joins (broadcast and sort-merge), wide aggregations, windows and sorts over the events table. */
     static Map<String, String> heavy()
     {
         Map<String, String> queries = new LinkedHashMap<>();

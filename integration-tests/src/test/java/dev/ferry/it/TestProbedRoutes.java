@@ -46,7 +46,7 @@ class TestProbedRoutes
                 .config("spark.executorEnv.SPARK_SCALA_VERSION", "2.13")
                 .config("spark.executorEnv.SPARK_TESTING", "1")
                 .config("spark.executor.extraClassPath", System.getProperty("java.class.path"))
-                .config("spark.executor.extraJavaOptions", "-Xss4m")
+                .config("spark.executor.extraJavaOptions", FerrySessions.EXECUTOR_JVM_OPTIONS + " -Xss4m")
                 .config("spark.ferry.topology.probeOverride", probe.toString())
                 .config("spark.ferry.shuffle.stage", "device")
                 .config("spark.ferry.device", "simulated")

@@ -86,6 +86,7 @@ class TestStandaloneDeployment
                 "--conf", "spark.executor.cores=1",
                 "--conf", "spark.cores.max=2",
                 "--conf", "spark.executor.memory=512m",
+                "--conf", "spark.executor.extraJavaOptions=" + FerrySessions.EXECUTOR_JVM_OPTIONS,
                 "--conf", "spark.driver.host=" + StandaloneCluster.HOST,
                 "--conf", "spark.driver.bindAddress=" + StandaloneCluster.HOST,
                 "--conf", "spark.ui.enabled=false",
