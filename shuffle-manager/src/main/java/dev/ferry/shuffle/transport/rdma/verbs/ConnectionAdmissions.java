@@ -1,8 +1,10 @@
 package dev.ferry.shuffle.transport.rdma.verbs;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,6 +34,9 @@ public final class ConnectionAdmissions
     private final LongSupplier clock;
     private final HandshakeFailures failures;
     private final Map<String, Entry> issued = new ConcurrentHashMap<>();
+    // Each session's tokens that may still count against MAX_PER_SESSION (pruned as they are used, expire or go),
+    // so issuing one looks at that session's few tokens instead of every outstanding one.
+    private final Map<Long, Set<String>> unusedBySession = new ConcurrentHashMap<>();
     private final AtomicLong admitted = new AtomicLong();
 
     /** What the device knows of one token: the session it was issued to, the NIC address named, its expiry, whether a queue pair used it. */
@@ -80,18 +85,26 @@ public final class ConnectionAdmissions
                 throw new VerbsException(MAX_OUTSTANDING + " RDMA connection tokens are outstanding; refusing another for " + readerHost);
             }
         }
-        long held = issued.values().stream().filter(entry -> entry.session == session && !entry.used && entry.expiresNanos - now > 0).count();
-        if (held >= MAX_PER_SESSION) {
-            throw new VerbsException("The TCP session of " + readerHost + " holds " + held + " unused RDMA connection tokens; refusing another");
+        Set<String> held = unusedBySession.computeIfAbsent(session, ignored -> new HashSet<>());
+        synchronized (held) {
+            held.removeIf(key -> {
+                Entry entry = issued.get(key);
+                return entry == null || entry.used || entry.expiresNanos - now <= 0;
+            });
+            if (held.size() >= MAX_PER_SESSION) {
+                throw new VerbsException("The TCP session of " + readerHost + " holds " + held.size() + " unused RDMA connection tokens; refusing another");
+            }
+            ConnectionToken token = ConnectionToken.random();
+            issued.put(token.key(), new Entry(session, readerHost, now + lifetimeNanos));
+            held.add(token.key());
+            return token;
         }
-        ConnectionToken token = ConnectionToken.random();
-        issued.put(token.key(), new Entry(session, readerHost, now + lifetimeNanos));
-        return token;
     }
 
     /** The TCP session {@code session} closed: its tokens admit nothing any more. */
     public void revokeSession(long session)
     {
+        unusedBySession.remove(session);
         issued.values().removeIf(entry -> entry.session == session);
     }
 
@@ -172,6 +185,13 @@ public final class ConnectionAdmissions
                 entries.remove();
             }
         }
+        // Sessions whose tokens are all gone (closed without a revoke, or simply idle) stop being tracked.
+        unusedBySession.values().removeIf(keys -> {
+            synchronized (keys) {
+                keys.removeIf(key -> !issued.containsKey(key));
+                return keys.isEmpty();
+            }
+        });
     }
 
     /** Queue pairs admitted so far. */
