@@ -29,7 +29,7 @@ class TestGpuDataLoad
             assertTrue(outcome.mismatches().isEmpty(), String.join("\n", outcome.mismatches()));
             assertEquals(20_000, outcome.checksums().rows());
             // A device consumer: the reader's auto route is chosen for it, and says so
-            assertTrue(outcome.scan().contains("consumer=device") && outcome.scan().contains("device consumer (batches kept in GPU memory)"),
+            assertTrue(outcome.scan().contains("consumer=device") && outcome.scan().contains("for a device consumer, decoded on the host, batches uploaded"),
                     outcome.scan());
             assertTrue(outcome.checksums().batches() >= 20, "batches: " + outcome.checksums().batches());
             assertEquals(outcome.checksums().batches(), outcome.checksums().hostBatches());
