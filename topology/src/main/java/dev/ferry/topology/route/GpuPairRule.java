@@ -38,6 +38,7 @@ final class GpuPairRule
      * A block on GPU {@code a} wanted by {@code consumer} on the executor of GPU {@code b}. A device
      * consumer gets the pair's peer route (NVLINK, PCIE_P2P, or HOST_STAGED when peer access is
      * ruled out); a CPU consumer gets PEER_GPU_D2H, the exporter GPU's one D->H into host memory,
+     * where the pair has a peer route (HOST_STAGED stays HOST_STAGED: the exporter makes that D->H),
      * with the peer route as runner-up (it would land the block in {@code b}'s memory and need a
      * second crossing down). The reason names the consumer assumed.
      */
@@ -52,6 +53,13 @@ final class GpuPairRule
             case CPU:
                 if (a.equals(b)) {
                     return withReason(device, device.reason() + "; " + consumer.describe() + ": one D->H over " + a + "'s PCIe link");
+                }
+                if (device.route() == Route.HOST_STAGED) {
+                    // Peer access is ruled out: the reader could open a's IPC handle only in a context on a (one more
+                    // CUDA context per peer GPU in every executor), so the exporter stages the block through host memory:
+                    // the same single D->H, made by the process that owns a.
+                    return withReason(device, device.reason() + "; " + consumer.describe() + ": the exporter stages the block through host memory, one D->H over "
+                            + a + "'s PCIe link (no IPC import: peer access between " + a + " and " + b + " is ruled out)");
                 }
                 Bandwidth link = device.pathClass().orElse(PathClass.SYS) == PathClass.NVLINK
                         ? bandwidths.assumedPcie("the exporter GPU's own PCIe link is not in the matrix of an NVLink pair")

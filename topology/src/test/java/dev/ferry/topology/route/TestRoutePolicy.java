@@ -282,10 +282,13 @@ class TestRoutePolicy
         assertEquals(Route.PCIE_P2P, pcieCpu.runnerUp().get().route());
         assertTrue(pcieCpu.bandwidthSource().contains("Gen4 x16"), pcieCpu.bandwidthSource());
 
-        // A pair without peer access: a device consumer is staged through host memory, a CPU consumer still reads once.
+        // A pair without peer access: both consumers are staged through host memory by the exporter (a CPU consumer's one
+        // D->H is the exporter's: the reader could import the IPC handle only in a context on the exporter's GPU).
         NodeTopology far = pciePair(PathClass.SYS).build();
         assertEquals(Route.HOST_STAGED, POLICY.gpuToGpu(far, "GPU0", "GPU1", BlockConsumer.DEVICE).route());
-        assertEquals(Route.PEER_GPU_D2H, POLICY.gpuToGpu(far, "GPU0", "GPU1", BlockConsumer.CPU).route());
+        RouteDecision farCpu = POLICY.gpuToGpu(far, "GPU0", "GPU1", BlockConsumer.CPU);
+        assertEquals(Route.HOST_STAGED, farCpu.route());
+        assertTrue(farCpu.reason().contains("CPU consumer") && farCpu.reason().contains("the exporter stages the block"), farCpu.reason());
         assertEquals(Route.LOCAL, POLICY.gpuToGpu(far, "GPU1", "GPU1", BlockConsumer.CPU).route());
     }
 
