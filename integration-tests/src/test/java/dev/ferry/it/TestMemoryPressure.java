@@ -60,7 +60,9 @@ class TestMemoryPressure
                 .config("spark.sql.adaptive.autoBroadcastJoinThreshold", String.valueOf(10L << 20))
                 .config("spark.sql.shuffle.partitions", "6")
                 // A map output store smaller than the shuffles, so outputs go to disk too.
-                .config("spark.ferry.shuffle.host.memoryBytes", "12m");
+                .config("spark.ferry.shuffle.host.memoryBytes", "12m")
+                // ferryMemorySpilled is a moderate-level metric: the default (essential) does not list it.
+                .config("spark.ferry.metrics.level", "moderate");
         spark = FerrySessions.localCluster(builder, "384m", "-Xss4m");
         spark.sparkContext().addSparkListener(memory);
         TpchTables.register(spark, ORDERS);
