@@ -38,6 +38,11 @@ usage: scripts/netns-cluster.sh <command> [options]
   submit --run R -- SPARK-SUBMIT-ARGS... spark-submit (client mode) against the run's Master from node 0;
                                         --run defaults to $FERRY_NETNS_RUN (set inside 'run')
   link --run R --node K up|down         take node K's link down or bring it back (a fault)
+  partition --run R --node K --peer J on|off
+                                        cut (or heal) the path between nodes K and J only: both keep
+                                        their links to every other node (a fault)
+  kill --run R --node K                 SIGKILL every process in node K (its Worker and executors), as
+                                        a machine that dies; the namespace and link stay (a fault)
   counters --run R                      per node: bytes and packets sent/received on its link and the
                                         qdisc counters, one line per node
   down --run R                          stop every process in the run's namespaces and delete them
@@ -425,6 +430,29 @@ link() {
     ip -n "$(node_ns "$run" "$k")" link set eth0 "$state"
 }
 
+# A blackhole route in each of the two nodes for the other's address: the kernel drops what either sends
+# to the other (the sender's connect fails at once), while both keep their routes to every other node, as
+# a partition between two racks would. Needs no netfilter, which this kernel may lack as it lacks netem.
+partition() {
+    local run="$1" k="$2" j="$3" state="$4" verb
+    case "$state" in on) verb=add ;; off) verb=del ;; *) die "partition: say on or off, not '$state'" ;; esac
+    [ "$k" != "$j" ] || die "partition: node $k cannot be cut from itself"
+    ip -n "$(node_ns "$run" "$k")" route "$verb" blackhole "$(node_address "$run" "$j")/32"
+    ip -n "$(node_ns "$run" "$j")" route "$verb" blackhole "$(node_address "$run" "$k")/32"
+}
+
+# Every process of node K at once with SIGKILL: no shutdown hook, no goodbye to the Master or the driver.
+kill_node() {
+    local run="$1" k="$2" namespace pids
+    namespace="$(node_ns "$run" "$k")"
+    ip netns list | awk '{print $1}' | grep -qx "$namespace" || die "no node $k in run $run"
+    pids="$(ip netns pids "$namespace" 2>/dev/null || true)"
+    [ -n "$pids" ] || die "node $k of run $run has no process to kill"
+    # shellcheck disable=SC2086
+    kill -KILL $pids 2>/dev/null || true
+    log "killed node $k's processes: $(echo $pids | tr '\n' ' ')"
+}
+
 run_command() {
     local -a up_options=()
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do
@@ -470,13 +498,14 @@ case "$command" in
     list) ip netns list 2>/dev/null | awk '{print $1}' | grep -E "$NAME_PATTERN" || true ;;
     up) require_tools; up "$@" ;;
     run) require_tools; run_command "$@" ;;
-    down|counters|exec|link|submit)
+    down|counters|exec|link|partition|kill|submit)
         require_tools
-        run="${FERRY_NETNS_RUN:-}" node="" rest=()
+        run="${FERRY_NETNS_RUN:-}" node="" peer="" rest=()
         while [ $# -gt 0 ]; do
             case "$1" in
                 --run) run="$2"; shift 2 ;;
                 --node) node="$2"; shift 2 ;;
+                --peer) peer="$2"; shift 2 ;;
                 --) shift; rest=("$@"); break ;;
                 *) rest+=("$1"); shift ;;
             esac
@@ -493,6 +522,12 @@ case "$command" in
             link)
                 [[ "$node" =~ ^[0-9]+$ ]] || die "link needs --node K"
                 link "$run" "$node" "${rest[0]:-}" ;;
+            partition)
+                [[ "$node" =~ ^[0-9]+$ ]] && [[ "$peer" =~ ^[0-9]+$ ]] || die "partition needs --node K --peer J"
+                partition "$run" "$node" "$peer" "${rest[0]:-}" ;;
+            kill)
+                [[ "$node" =~ ^[0-9]+$ ]] || die "kill needs --node K"
+                kill_node "$run" "$node" ;;
         esac
         ;;
     clean-stale) require_tools; clean_stale ;;

@@ -1,12 +1,14 @@
 package dev.ferry.it;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -56,6 +58,9 @@ class TestNetnsClusterQueries
                 "--conf", "spark.ui.enabled=false",
                 "--conf", "spark.sql.shuffle.partitions=4",
                 "--conf", "spark.scheduler.minRegisteredResourcesRatio=1.0",
+                // Each node's link is 1 Gbit/s for its one executor core: 'auto' resolves to lz4 there (above the
+                // 0.43 Gbit/s a core where zstd pays), which the executors log; checked below.
+                "--conf", "spark.ferry.shuffle.compression.codec=auto",
                 "--class", DRIVER,
                 ExampleJars.examplesJar(directory, DRIVER).toString(),
                 "--queries", "demo",
@@ -80,5 +85,21 @@ class TestNetnsClusterQueries
         }
         assertEquals(DEMO_QUERIES, names.size(), "Expected the demo's " + DEMO_QUERIES + " queries, found " + names + " in:\n" + output);
         assertTrue(output.contains("all queries: Spark/Ferry ") && output.contains(", results identical"), "No summary line saying the results are identical:\n" + output);
+        String executorLogs = executorLogs(directory.resolve("cluster"));
+        assertTrue(executorLogs.contains("Ferry shuffle codec auto on executor") && executorLogs.contains(": lz4 (node node1's link 1 Gbit/s over 1 core = 1.00 Gbit/s a core"),
+                "No executor logged codec auto's decision for node 1's 1 Gbit/s link:\n" + executorLogs.lines().filter(line -> line.contains("codec")).toList());
+    }
+
+    /** Every executor's stderr under the Workers' work directories. */
+    private static String executorLogs(Path cluster)
+            throws IOException
+    {
+        StringBuilder logs = new StringBuilder();
+        try (Stream<Path> files = Files.walk(cluster)) {
+            for (Path file : files.filter(path -> path.getFileName().toString().equals("stderr") && path.toString().contains("/work-")).toList()) {
+                logs.append(Files.readString(file)).append('\n');
+            }
+        }
+        return logs.toString();
     }
 }

@@ -30,7 +30,7 @@ class TestStartupChecks
     void eachBadValueNamesKeyValueAndAllowedValues()
     {
         assertRefused(Map.of("spark.ferry.device", "gpu"), "spark.ferry.device must be one of auto|cuda|simulated|host, got 'gpu'");
-        assertRefused(Map.of("spark.ferry.shuffle.compression.codec", "gzip"), "spark.ferry.shuffle.compression.codec must be one of none|lz4|zstd, got 'gzip'");
+        assertRefused(Map.of("spark.ferry.shuffle.compression.codec", "gzip"), "spark.ferry.shuffle.compression.codec must be one of none|lz4|zstd|auto, got 'gzip'");
         assertRefused(Map.of("spark.ferry.shuffle.host.memoryBytes", "half"), "spark.ferry.shuffle.host.memoryBytes must be a size such as 512m or 4g, got 'half'");
         assertRefused(Map.of("spark.ferry.gds.io.prefetch", "sometimes"), "spark.ferry.gds.io.prefetch must be true or false, got 'sometimes'");
         assertRefused(Map.of("spark.ferry.metrics.level", "all"), "spark.ferry.metrics.level must be one of essential|moderate|debug, got 'all'");

@@ -9,7 +9,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -18,6 +25,8 @@ import dev.ferry.common.FerryException;
 import dev.ferry.conf.ConfigSource;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.pool.BlockLease;
+import dev.ferry.shuffle.format.CompressionKind;
+import dev.ferry.shuffle.format.EncodingSettings;
 import dev.ferry.shuffle.placement.ClusterView;
 import dev.ferry.shuffle.placement.ClusterViewTransport;
 import dev.ferry.shuffle.placement.ExecutorPlace;
@@ -94,10 +103,18 @@ public final class FerryShuffleRuntime
     private final Path localDirectory;
     private final long maxBytesInFlight;
     private final long taskArrowLimit;
+    // The reduce tasks' remote fetches run here, overlapped with their decoding. Cached, not fixed: each
+    // task has at most about five requests out (maxBytesInFlight), so the threads in use are bounded by
+    // the running tasks, and idle ones end after a minute.
+    private final ExecutorService fetchThreads = Executors.newCachedThreadPool(new FetchThreadFactory());
+    private final int executorCores;
+    // The last codec 'auto' became here, so a change (the probed map grew) is logged once.
+    private final AtomicReference<CodecForLink.Decision> lastAutoCodec = new AtomicReference<>();
 
     private FerryShuffleRuntime(String executorId, BlockManagerId location, BufferAllocator allocator, MapOutputStore store, ShuffleTransport transport, BlockServer server,
-            Path localDirectory, long maxBytesInFlight, long taskArrowLimit)
+            Path localDirectory, long maxBytesInFlight, long taskArrowLimit, int executorCores)
     {
+        this.executorCores = executorCores;
         this.executorId = requireNonNull(executorId, "executorId is null");
         this.location = requireNonNull(location, "location is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
@@ -194,7 +211,7 @@ public final class FerryShuffleRuntime
                     topology.map(known -> ", routes by " + (ExecutorTopology.view().map(ClusterView::refreshable).orElse(false) ? "the probed cluster map" : "topology "
                             + known.cluster().name()) + " from " + known.place()).orElse(""));
             return new FerryShuffleRuntime(env.executorId(), location, allocator, store, transport, server, localDirectory,
-                    ShuffleConfigKeys.MAX_BYTES_IN_FLIGHT.get(config), taskArrowLimit);
+                    ShuffleConfigKeys.MAX_BYTES_IN_FLIGHT.get(config), taskArrowLimit, env.conf().getInt("spark.executor.cores", 1));
         }
         catch (IOException e) {
             closeAll(store, transport, allocator);
@@ -361,6 +378,42 @@ public final class FerryShuffleRuntime
         return maxBytesInFlight;
     }
 
+    /**
+     * The exchange's encoding for a map task starting now: {@code auto} resolved from this executor's link
+     * in the cluster map as it is now (a probed map grows as peers report), each new decision logged once.
+     */
+    public EncodingSettings encodingFor(EncodingSettings exchange)
+    {
+        if (exchange.compression() != CompressionKind.AUTO) {
+            return exchange;
+        }
+        CodecForLink.Decision decision = CodecForLink.choose(ExecutorTopology.current(), executorCores);
+        if (!decision.equals(lastAutoCodec.getAndSet(decision))) {
+            LOG.info("Ferry shuffle codec auto on executor {}: {} ({})", executorId, decision.codec().name().toLowerCase(Locale.ROOT), decision.reason());
+        }
+        return exchange.withCompression(decision.codec());
+    }
+
+    /** Where reduce tasks' remote fetches run. */
+    public Executor fetchThreads()
+    {
+        return fetchThreads;
+    }
+
+    private static final class FetchThreadFactory
+            implements ThreadFactory
+    {
+        private final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable task)
+        {
+            Thread thread = new Thread(task, "ferry-fetch-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        }
+    }
+
     /** The Arrow memory one task's shuffle writer or reader may hold ({@code spark.ferry.shuffle.task.arrowLimitBytes}). */
     public long taskArrowLimit()
     {
@@ -375,6 +428,7 @@ public final class FerryShuffleRuntime
     @Override
     public void close()
     {
+        fetchThreads.shutdown();
         try {
             server.close();
         }

@@ -16,9 +16,12 @@ public final class ShuffleConfigKeys
                     + "it can be switched at run time; needs spark.shuffle.manager=dev.ferry.shuffle.FerryShuffleManager. "
                     + "Off: Spark's own exchange and sort shuffle.");
     public static final ConfigKey<CompressionKind> CODEC = ConfigKey.choice("spark.ferry.shuffle.compression.codec", CompressionKind.class, CompressionKind.ZSTD,
-            "Per-buffer compression of shuffled Arrow batches: zstd, lz4 (LZ4 frame) or none. A buffer whose compressed "
-                    + "form is not smaller, or that is below minBufferBytes, is sent as it is. zstd is the default because at "
-                    + "level 1 it costs about what lz4 does here and writes fewer bytes than Spark's own shuffle.");
+            "Per-buffer compression of shuffled Arrow batches: zstd, lz4 (LZ4 frame), none, or auto. A buffer whose compressed "
+                    + "form is not smaller, or that is below minBufferBytes, is sent as it is. zstd is the default: at level 1 it "
+                    + "writes 0.6x of lz4's bytes for about 1.5x its CPU. auto picks per map task from its node's link in the cluster "
+                    + "map: zstd where the link per executor core is below 0.43 Gbit/s (where bytes cost more than zstd's extra CPU), "
+                    + "lz4 above it and when every peer is on the node (no link), zstd without a cluster map; the executor logs each "
+                    + "decision with its reason.");
     public static final ConfigKey<Integer> ZSTD_LEVEL = ConfigKey.integer("spark.ferry.shuffle.compression.zstd.level", 1,
             "ZSTD compression level for spark.ferry.shuffle.compression.codec=zstd.");
     public static final ConfigKey<Long> MIN_COMPRESS_BYTES = ConfigKey.bytes("spark.ferry.shuffle.compression.minBufferBytes", "512",
@@ -40,7 +43,8 @@ public final class ShuffleConfigKeys
     public static final ConfigKey<Long> HOST_MEMORY_BYTES = ConfigKey.bytes("spark.ferry.shuffle.host.memoryBytes", "512m",
             "Host memory per executor for map outputs; further map outputs go to local disk files.");
     public static final ConfigKey<Long> MAX_BYTES_IN_FLIGHT = ConfigKey.bytes("spark.ferry.shuffle.fetch.maxBytesInFlight", "48m",
-            "Most bytes one reduce task requests from remote executors at a time (a single larger block is fetched alone).");
+            "Most bytes one reduce task has requested from remote executors and not yet taken (a single larger block is fetched alone). "
+                    + "Requests are a fifth of this, sent to several peers at once and overlapped with the task's decoding.");
     public static final ConfigKey<Integer> TCP_PORT = ConfigKey.integer("spark.ferry.shuffle.tcp.port", 0,
             "Port of an executor's TCP block server; 0 picks a free one.");
     public static final ConfigKey<Integer> TCP_TIMEOUT_MILLIS = ConfigKey.integer("spark.ferry.shuffle.tcp.timeoutMillis", 120000,

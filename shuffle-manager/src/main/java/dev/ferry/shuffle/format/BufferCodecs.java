@@ -21,6 +21,8 @@ public final class BufferCodecs
                 return new Lz4FrameCodec(minCompressBytes);
             case ZSTD:
                 return new ZstdCodec(minCompressBytes, zstdLevel);
+            case AUTO:
+                throw new IllegalArgumentException("Compression 'auto' is resolved to lz4 or zstd by the map task before it writes (CodecForLink)");
         }
         throw new IllegalArgumentException("Unhandled compression " + kind);
     }

@@ -35,6 +35,12 @@ public final class EncodingSettings
         return compression;
     }
 
+    /** The same settings with {@code resolved} as the codec (a map task's choice for {@link CompressionKind#AUTO}). */
+    public EncodingSettings withCompression(CompressionKind resolved)
+    {
+        return resolved == compression ? this : new EncodingSettings(resolved, zstdLevel, minCompressBytes, batchTargetBytes, maxBufferedBytes, checksum);
+    }
+
     public int zstdLevel()
     {
         return zstdLevel;

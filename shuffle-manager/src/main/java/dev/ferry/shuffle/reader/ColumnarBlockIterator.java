@@ -6,11 +6,10 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executor;
 
 import dev.ferry.arrow.DirectArrowColumnVector;
 import dev.ferry.shuffle.ExchangeMetrics;
-import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.ShuffleConfigKeys;
 import dev.ferry.shuffle.format.ArrowSchemas;
 import dev.ferry.shuffle.format.BlockDecoder;
@@ -20,8 +19,6 @@ import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.store.MapOutputStore;
 import dev.ferry.shuffle.transport.BlockFetchException;
 import dev.ferry.shuffle.transport.FetchedBlocks;
-import dev.ferry.shuffle.transport.PeerAddress;
-import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -41,10 +38,10 @@ import scala.collection.AbstractIterator;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The reduce side's stream of batches: local blocks are opened in this executor's store (a slice,
- * no copy, for blocks in memory), remote ones are fetched per peer in requests of at most
- * {@code maxBytesInFlight} bytes (one larger block alone), and each block is checked and decoded
- * into one reused set of Arrow vectors. Any block that cannot be had, or is corrupt, becomes a
+ * The reduce side's stream of batches: remote blocks are requested first, several peers at once and
+ * at most {@code maxBytesInFlight} bytes out at a time ({@link RemoteFetches}), so they arrive while
+ * the local blocks are opened in this executor's store (a slice, no copy, for blocks in memory) and
+ * while earlier blocks are decoded; each block is checked and decoded into Arrow vectors. Any block that cannot be had, or is corrupt, becomes a
  * {@link FetchFailedException} naming its map output, so Spark reruns that map task.
  *
  * <p>The batch returned by {@code next()} stays valid until the following {@code hasNext()}.
@@ -56,13 +53,12 @@ final class ColumnarBlockIterator
     private final int shuffleId;
     private final String localExecutorId;
     private final MapOutputStore store;
-    private final ShuffleTransport transport;
     private final BufferAllocator allocator;
     private final ShuffleReadMetricsReporter readMetrics;
     private final ExchangeMetrics exchangeMetrics;
     private final TaskContext context;
     private final Deque<PendingBlock> localBlocks;
-    private final Deque<List<PendingBlock>> remoteRequests;
+    private final RemoteFetches remote;
     private final Deque<Received> received = new ArrayDeque<>();
     private final Schema arrowSchema;
     // A fresh root per batch: Spark may close a batch it is done with (closing its vectors), so a
@@ -77,21 +73,22 @@ final class ColumnarBlockIterator
     private long currentAccounted;
     private long refetchedBlocks;
     private boolean batchReady;
+    private boolean remoteStarted;
     private boolean closed;
 
     ColumnarBlockIterator(int shuffleId, String localExecutorId, MapOutputStore store, ShuffleTransport transport, BufferAllocator allocator, StructType schema,
-            List<PendingBlock> localBlocks, List<List<PendingBlock>> remoteRequests, ShuffleReadMetricsReporter readMetrics, ExchangeMetrics exchangeMetrics, TaskContext context)
+            List<PendingBlock> localBlocks, List<List<PendingBlock>> remoteRequests, long maxBytesInFlight, Executor fetchThreads, ShuffleReadMetricsReporter readMetrics,
+            ExchangeMetrics exchangeMetrics, TaskContext context)
     {
         this.shuffleId = shuffleId;
         this.localExecutorId = requireNonNull(localExecutorId, "localExecutorId is null");
         this.store = requireNonNull(store, "store is null");
-        this.transport = requireNonNull(transport, "transport is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.readMetrics = requireNonNull(readMetrics, "readMetrics is null");
         this.exchangeMetrics = requireNonNull(exchangeMetrics, "exchangeMetrics is null");
         this.context = context;
         this.localBlocks = new ArrayDeque<>(localBlocks);
-        this.remoteRequests = new ArrayDeque<>(remoteRequests);
+        this.remote = new RemoteFetches(transport, allocator, fetchThreads, remoteRequests, maxBytesInFlight);
         this.arrowSchema = ArrowSchemas.toArrow(schema);
     }
 
@@ -189,8 +186,13 @@ final class ColumnarBlockIterator
         if (context != null) {
             context.killTaskIfInterrupted();
         }
-        if (received.isEmpty() && !remoteRequests.isEmpty() && localBlocks.isEmpty()) {
-            fetch(remoteRequests.poll());
+        if (!remoteStarted) {
+            // Remote requests go out before the first local block is opened: they travel while local blocks are decoded.
+            remote.issue();
+            remoteStarted = true;
+        }
+        if (received.isEmpty() && localBlocks.isEmpty() && !remote.isEmpty()) {
+            receive(remote.take(context));
         }
         if (!received.isEmpty()) {
             Received next = received.poll();
@@ -220,40 +222,45 @@ final class ColumnarBlockIterator
         return false;
     }
 
-    private void fetch(List<PendingBlock> request)
+    /** Takes one request's answer onto the task: accounted, counted, queued for decoding; a failure becomes the fetch failure of the block it is pinned on. */
+    private void receive(RemoteFetches.Arrival arrival)
     {
+        List<PendingBlock> request = arrival.request();
         PendingBlock first = request.get(0);
-        PeerAddress peer = PeerEndpoints.tcpPeer(first.location())
-                .orElseThrow(() -> fetchFailed(first, "Map output location " + first.location() + " carries no Ferry endpoint", null));
-        List<ShuffleBlockRef> refs = new ArrayList<>(request.size());
-        request.forEach(block -> refs.add(block.ref()));
-        long started = System.nanoTime();
-        FetchedBlocks fetched;
-        try {
-            fetched = transport.fetch(peer, refs, allocator);
+        Throwable failure = arrival.failure();
+        if (failure instanceof RemoteFetches.NoEndpointException) {
+            throw fetchFailed(first, failure.getMessage(), null);
         }
-        catch (OutOfMemoryException e) {
-            throw arrowLimitExceeded(e);
+        if (failure instanceof RemoteFetches.FetchIOException wrapped) {
+            failure = wrapped.getCause();
         }
-        catch (IOException | RuntimeException e) {
-            OutOfMemoryException limit = arrowLimitCause(e);
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        if (failure instanceof InterruptedException) {
+            if (context != null) {
+                context.killTaskIfInterrupted();
+            }
+            throw new IllegalStateException("Interrupted waiting for " + request.size() + " blocks from " + first.location(), failure);
+        }
+        if (failure != null) {
+            OutOfMemoryException limit = arrowLimitCause(failure);
             if (limit != null) {
                 throw arrowLimitExceeded(limit);
             }
             // Blame the block the transport says failed, so Spark reruns the right map task; a
             // failure not pinned on one block (connect, auth) is charged to the request's first.
-            PendingBlock failed = BlockFetchException.blockOf(e)
+            PendingBlock failed = BlockFetchException.blockOf(failure)
                     .flatMap(ref -> request.stream().filter(block -> block.ref().equals(ref)).findFirst())
                     .orElse(first);
             current = failed;
-            throw fetchFailed(failed, e.getMessage(), e);
+            throw fetchFailed(failed, failure.getMessage(), failure);
         }
-        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-        readMetrics.incFetchWaitTime(millis);
-        readMetrics.incRemoteReqsDuration(millis);
-        if (!request.isEmpty()) {
+        FetchedBlocks fetched = arrival.fetched();
+        readMetrics.incFetchWaitTime(arrival.waitMillis());
+        if (!fetched.blocks().isEmpty()) {
             // One request goes to one peer; its wait is charged to the route its first block took.
-            exchangeMetrics.addFetchWait(fetched.routeOf(0), millis);
+            exchangeMetrics.addFetchWait(fetched.routeOf(0), arrival.waitMillis());
         }
         for (int i = 0; i < request.size(); i++) {
             BlockBytes bytes = fetched.blocks().get(i);
@@ -301,6 +308,7 @@ final class ColumnarBlockIterator
         account.release(currentAccounted);
         currentAccounted = 0;
         closeRoot();
+        remote.close();
     }
 
     /** Where the fetched blocks are accounted; set before the first {@code hasNext}. */
@@ -329,7 +337,7 @@ final class ColumnarBlockIterator
             freed += dropped.accounted;
         }
         // The queue only ever holds one request's blocks, all from one peer.
-        remoteRequests.addFirst(again);
+        remote.giveBack(again);
         refetchedBlocks += again.size();
         return freed;
     }

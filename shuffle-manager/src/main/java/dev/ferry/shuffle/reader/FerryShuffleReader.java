@@ -91,7 +91,7 @@ public final class FerryShuffleReader<K, C>
         ColumnarBlockIterator iterator;
         try {
             iterator = new ColumnarBlockIterator(handle.shuffleId(), runtime.executorId(), runtime.store(), runtime.transport(), allocator, serializer.schema(),
-                    local, requests(remote, runtime.maxBytesInFlight()), metrics, serializer.metrics(), context);
+                    local, requests(remote, runtime.maxBytesInFlight()), runtime.maxBytesInFlight(), runtime.fetchThreads(), metrics, serializer.metrics(), context);
         }
         catch (RuntimeException e) {
             allocator.close();
@@ -111,15 +111,21 @@ public final class FerryShuffleReader<K, C>
         return (Iterator<Product2<K, C>>) (Iterator<?>) iterator;
     }
 
-    /** Per peer, consecutive blocks grouped into requests of at most {@code maxBytesInFlight} (a larger block goes alone). */
+    /**
+     * Per peer, consecutive blocks grouped into requests of at most a fifth of {@code maxBytesInFlight}
+     * (a larger block goes alone), as Spark's fetcher sizes them, so about five requests are out at once;
+     * then taken one peer at a time in turn, so the requests out at once go to several peers.
+     */
     static List<List<PendingBlock>> requests(Map<BlockManagerId, List<PendingBlock>> remote, long maxBytesInFlight)
     {
-        List<List<PendingBlock>> requests = new ArrayList<>();
+        long target = Math.max(maxBytesInFlight / 5, 1);
+        List<List<List<PendingBlock>>> perPeer = new ArrayList<>();
         for (List<PendingBlock> blocks : remote.values()) {
+            List<List<PendingBlock>> requests = new ArrayList<>();
             List<PendingBlock> request = new ArrayList<>();
             long bytes = 0;
             for (PendingBlock block : blocks) {
-                if (!request.isEmpty() && bytes + block.size() > maxBytesInFlight) {
+                if (!request.isEmpty() && bytes + block.size() > target) {
                     requests.add(request);
                     request = new ArrayList<>();
                     bytes = 0;
@@ -130,7 +136,16 @@ public final class FerryShuffleReader<K, C>
             if (!request.isEmpty()) {
                 requests.add(request);
             }
+            perPeer.add(requests);
         }
-        return requests;
+        List<List<PendingBlock>> interleaved = new ArrayList<>();
+        for (int round = 0; interleaved.size() < perPeer.stream().mapToInt(List::size).sum(); round++) {
+            for (List<List<PendingBlock>> requests : perPeer) {
+                if (round < requests.size()) {
+                    interleaved.add(requests.get(round));
+                }
+            }
+        }
+        return interleaved;
     }
 }

@@ -56,7 +56,7 @@ public final class FerryShuffleWriter<K, V>
         int partitions = handle.numPartitions();
         MapOutputMemory memory = new MapOutputMemory(context.taskMemoryManager());
         try (BufferAllocator allocator = runtime.allocator().newChildAllocator("ferry-map-" + mapId, 0, runtime.taskArrowLimit());
-                MapOutputEncoder encoder = new MapOutputEncoder(serializer.schema(), partitions, allocator, serializer.encoding(), memory,
+                MapOutputEncoder encoder = new MapOutputEncoder(serializer.schema(), partitions, allocator, runtime.encodingFor(serializer.encoding()), memory,
                         () -> SparkEnv.get().blockManager().diskBlockManager().createTempLocalBlock()._2().toPath())) {
             memory.attach(encoder);
             while (records.hasNext()) {

@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import dev.ferry.shuffle.ExchangeMetrics;
 import dev.ferry.shuffle.PeerEndpoints;
@@ -61,7 +64,9 @@ class TestColumnarBlockIterator
     private BufferAllocator allocator;
     private HostMapOutputStore store;
     private final Map<ShuffleBlockRef, byte[]> remoteBlocks = new HashMap<>();
-    private final List<List<ShuffleBlockRef>> requests = new ArrayList<>();
+    // Filled from the fetch threads.
+    private final List<List<ShuffleBlockRef>> requests = Collections.synchronizedList(new ArrayList<>());
+    private final ExecutorService fetchThreads = Executors.newCachedThreadPool();
     private IOException transportFailure;
 
     private final BlockManagerId local = BlockManagerId.apply("local-exec", "host-a", 7000, Option.empty());
@@ -77,6 +82,7 @@ class TestColumnarBlockIterator
     @AfterEach
     void tearDown()
     {
+        fetchThreads.shutdownNow();
         store.close();
         assertEquals(0, allocator.getAllocatedMemory(), "no Arrow memory leaked");
         allocator.close();
@@ -154,7 +160,7 @@ class TestColumnarBlockIterator
             byPeer.put(this.remote, remote);
         }
         return new ColumnarBlockIterator(SHUFFLE, "local-exec", store, fakeTransport(), reduce, SCHEMA, localBlocks,
-                FerryShuffleReader.requests(byPeer, maxBytesInFlight), metrics, exchangeMetrics, null);
+                FerryShuffleReader.requests(byPeer, maxBytesInFlight), maxBytesInFlight, fetchThreads, metrics, exchangeMetrics, null);
     }
 
     private static List<Long> drain(ColumnarBlockIterator iterator)
@@ -188,13 +194,13 @@ class TestColumnarBlockIterator
         ExchangeMetrics exchangeMetrics = ExchangeMetrics.unregistered();
         try (BufferAllocator reduce = allocator.newChildAllocator("reduce", 0, Long.MAX_VALUE)) {
             try (ColumnarBlockIterator iterator = iterator(reduce, List.of(new PendingBlock(local, new ShuffleBlockRef(SHUFFLE, 1, 0), 0, 1),
-                    new PendingBlock(local, new ShuffleBlockRef(SHUFFLE, 2, 0), 0, 2)), remote, 2 * blockSize + 1, metrics, exchangeMetrics)) {
+                    new PendingBlock(local, new ShuffleBlockRef(SHUFFLE, 2, 0), 0, 2)), remote, 5 * (2 * blockSize + 1), metrics, exchangeMetrics)) {
                 List<Long> ids = drain(iterator);
                 assertEquals(150 + 80, ids.size());
                 assertTrue(ids.contains(0L) && ids.contains(149L) && ids.contains(13019L));
             }
         }
-        // At most two blocks' bytes per request: four remote blocks take two requests.
+        // Requests of at most a fifth of maxBytesInFlight, here two blocks' bytes: four remote blocks take two requests.
         assertEquals(2, requests.size());
         requests.forEach(request -> assertEquals(2, request.size()));
         assertEquals(230, metrics.records);

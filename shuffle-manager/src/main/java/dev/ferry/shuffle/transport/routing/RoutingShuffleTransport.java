@@ -1,6 +1,7 @@
 package dev.ferry.shuffle.transport.routing;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
@@ -315,7 +316,7 @@ public final class RoutingShuffleTransport
             catch (IOException e) {
                 Optional<RouteUnavailableException> refused = RouteUnavailableException.in(e);
                 if (refused.isEmpty() || attempt >= MAX_FALLBACKS || !fallBack(peer, choice, refused.get())) {
-                    throw e;
+                    throw onRoute(choice, e);
                 }
             }
         }
@@ -346,6 +347,19 @@ public final class RoutingShuffleTransport
             log.record("executor " + peer.executorId(), now.carrier(), now.reason());
         }
         return true;
+    }
+
+    /**
+     * The failure with its route in front of the message: the reader's fetch failure carries this message to the
+     * driver, whose log then names the route as well as the peer (the transports' messages name the peer). The
+     * cause chain keeps the original, where the block it blames and any refusal are looked up.
+     */
+    private static IOException onRoute(PeerRoute choice, IOException failure)
+    {
+        if (failure instanceof InterruptedIOException) {
+            return failure;
+        }
+        return new IOException(choice.carrier() + " route: " + failure.getMessage(), failure);
     }
 
     private static String key(PeerAddress peer)
