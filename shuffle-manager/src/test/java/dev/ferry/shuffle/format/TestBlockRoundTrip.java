@@ -34,8 +34,9 @@ class TestBlockRoundTrip
         return new EncodingSettings(compression, 1, 64, batchTarget, 64L << 20, checksum);
     }
 
+    // AUTO is a setting resolved to LZ4 or ZSTD before a map task writes (TestCodecForLink), not a codec.
     @ParameterizedTest
-    @EnumSource(CompressionKind.class)
+    @EnumSource(value = CompressionKind.class, mode = EnumSource.Mode.EXCLUDE, names = "AUTO")
     void everyTypeSurvivesEveryCodec(CompressionKind compression)
             throws IOException
     {
