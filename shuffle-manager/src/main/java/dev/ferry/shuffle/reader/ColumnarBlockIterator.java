@@ -249,6 +249,7 @@ final class ColumnarBlockIterator
             throw fetchFailed(failed, e.getMessage(), e);
         }
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        fetched.fallbacks().forEach(exchangeMetrics::addFallback);
         readMetrics.incFetchWaitTime(millis);
         readMetrics.incRemoteReqsDuration(millis);
         if (!request.isEmpty()) {
