@@ -296,7 +296,8 @@ public final class VerbsBlocks
         boolean success = false;
         try {
             int length = Math.toIntExact(lease.length());
-            Optional<DeviceRegion> region = runtime.regionOf(lease.buffer()).filter(candidate -> !perBlockRegions.contains(candidate.key()));
+            Optional<DeviceRegion> known = runtime.regionOf(lease.buffer());
+            Optional<DeviceRegion> region = known.filter(candidate -> !perBlockRegions.contains(candidate.key()));
             Registration registration = null;
             if (region.isPresent()) {
                 try {
@@ -311,7 +312,7 @@ public final class VerbsBlocks
                 }
             }
             if (registration == null) {
-                if (region.isPresent()) {
+                if (known.isPresent()) {
                     perBlockDeviceRegistrations.incrementAndGet();
                 }
                 registration = DeviceRegistrations.register(runtime, lease.buffer(), device.protectionDomain(), Access.remoteReadable());
