@@ -135,7 +135,7 @@ class TestExplainAndMetrics
         System.out.println("essential (" + essential.size() + "): " + essential + "\nmoderate (" + moderate.size() + "): " + moderate + "\ndebug (" + debug.size() + "): "
                 + debug);
         // This machine: no GPU, no RDMA NIC, so only the routes of one host and TCP.
-        assertEquals(List.of("dataSize", "ferrySpillSize", "ferryCorruptBlocks",
+        assertEquals(List.of("dataSize", "ferrySpillSize", "ferryCorruptBlocks", "ferryFallbacks",
                 "ferryRouteLOCALBytes", "ferryRouteLOCALBlocks",
                 "ferryRouteHOST_SHMBytes", "ferryRouteHOST_SHMBlocks", "ferryRouteHOST_SHMFetchWait",
                 "ferryRouteTCPBytes", "ferryRouteTCPBlocks", "ferryRouteTCPFetchWait",
@@ -144,11 +144,22 @@ class TestExplainAndMetrics
         assertTrue(moderate.containsAll(essential), moderate.toString());
         assertTrue(moderate.contains("ferryMemorySpilled") && moderate.contains("remoteBytesRead") && moderate.contains("localBlocksFetched"), moderate.toString());
         assertTrue(moderate.stream().noneMatch(name -> name.startsWith("ferryRouteRDMA") || name.startsWith("ferryRouteNVLINK")), moderate.toString());
+        // Fallback steps: none at essential (only their total), those between usable routes at moderate, all at debug.
+        assertTrue(essential.stream().noneMatch(TestExplainAndMetrics::isFallbackStep), essential.toString());
+        assertEquals(List.of("ferryFallbackHOST_SHMToTCP"), moderate.stream().filter(TestExplainAndMetrics::isFallbackStep).toList(), moderate.toString());
+        assertEquals(8, debug.stream().filter(TestExplainAndMetrics::isFallbackStep).count(), debug.toString());
+        assertTrue(debug.contains("ferryFallbackNVLINKToHOST_STAGED") && debug.contains("ferryFallbackGPUDIRECT_RDMAToRDMA_HOST_STAGED"), debug.toString());
+        assertEquals(List.of(17, 25, 56), List.of(essential.size(), moderate.size(), debug.size()), "the counts docs/deploying.md gives");
         assertTrue(debug.contains("ferryRouteNVLINKBytes") && debug.contains("ferryRouteGPUDIRECT_RDMAFetchWait"), debug.toString());
         for (List<String> level : List.of(essential, moderate, debug)) {
             assertTrue(level.stream().noneMatch(name -> name.toLowerCase(java.util.Locale.ROOT).contains("merged")), "no push-merge counters: " + level);
         }
         assertEquals(11 * 3 - 1, debug.stream().filter(name -> name.startsWith("ferryRoute")).count(), debug.toString());
+    }
+
+    private static boolean isFallbackStep(String name)
+    {
+        return name.matches("ferryFallback[A-Z_0-9]+To[A-Z_0-9]+");
     }
 
     private List<String> metricsAt(String level)

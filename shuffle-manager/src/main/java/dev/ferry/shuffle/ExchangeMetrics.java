@@ -1,6 +1,7 @@
 package dev.ferry.shuffle;
 
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -8,6 +9,10 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 
+import dev.ferry.shuffle.transport.metrics.PeerRouteFallbacks;
+import dev.ferry.topology.route.Route;
+import dev.ferry.topology.route.RoutePolicy;
+import dev.ferry.topology.route.RoutePolicyConfig;
 import org.apache.spark.SparkContext;
 import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.execution.metric.SQLMetrics;
@@ -18,7 +23,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * Ferry's own SQL metrics of one exchange, beside Spark's shuffle read/write metrics: the data
  * size AQE plans with, bytes, blocks and fetch wait per route (LOCAL for this executor's store, then the
- * topology routes down to TCP), spill, and blocks rejected as corrupt; how many of them an exchange lists
+ * topology routes down to TCP), spill, blocks rejected as corrupt, and the per-peer route fallbacks its
+ * reads took (in all, and per step of the route policy's chain); how many of them an exchange lists
  * is {@code spark.ferry.metrics.level}. They travel with the dependency to
  * the tasks, like Spark's own exchange metrics.
  */
@@ -31,21 +37,32 @@ public final class ExchangeMetrics
     public static final String SPILL_SIZE = "ferrySpillSize";
     public static final String MEMORY_SPILLED = "ferryMemorySpilled";
     public static final String CORRUPT_BLOCKS = "ferryCorruptBlocks";
+    /** Route fallbacks of every step together (the per-step counters split them). */
+    public static final String ROUTE_FALLBACKS = "ferryFallbacks";
     public static final String ROUTE_LOCAL = "LOCAL";
     /** Routes the reader may report; a route not listed here is counted under its own name in logs only. */
     public static final List<String> ROUTES = List.of(ROUTE_LOCAL, "NVLINK", "PCIE_P2P", "PEER_GPU_D2H", "HOST_STAGED", "HOST_SHM", "GPUDIRECT_RDMA", "RDMA_HOST_STAGED", "RDMA",
             "IPOIB_TCP", "TCP");
+    /**
+     * The steps a peer's route can fall back by ({@code FROM->TO}, the route policy's chain over
+     * {@link #ROUTES}: {@code NVLINK->HOST_STAGED}, {@code GPUDIRECT_RDMA->RDMA_HOST_STAGED}, ...).
+     */
+    public static final List<String> FALLBACK_STEPS = fallbackSteps();
 
     private final SQLMetric dataSize;
     private final SQLMetric spillSize;
     private final SQLMetric memorySpilled;
     private final SQLMetric corruptBlocks;
     private final Map<String, SQLMetric> routeMetrics;
+    private final SQLMetric routeFallbacks;
+    private final Map<String, SQLMetric> fallbackMetrics;
     private final MetricsLevel level;
 
     private ExchangeMetrics(SQLMetric dataSize, SQLMetric spillSize, SQLMetric memorySpilled, SQLMetric corruptBlocks, Map<String, SQLMetric> routeMetrics,
-            MetricsLevel level)
+            SQLMetric routeFallbacks, Map<String, SQLMetric> fallbackMetrics, MetricsLevel level)
     {
+        this.routeFallbacks = requireNonNull(routeFallbacks, "routeFallbacks is null");
+        this.fallbackMetrics = requireNonNull(fallbackMetrics, "fallbackMetrics is null");
         this.dataSize = requireNonNull(dataSize, "dataSize is null");
         this.spillSize = requireNonNull(spillSize, "spillSize is null");
         this.memorySpilled = requireNonNull(memorySpilled, "memorySpilled is null");
@@ -64,6 +81,8 @@ public final class ExchangeMetrics
      * Counters for the routes the level lists: {@code usableRoutes} (those the topology can use,
      * {@link UsableRoutes}) below {@link MetricsLevel#DEBUG}, every route at it. A block read over a
      * route without counters is still counted in Spark's read metrics (and the executor's route log).
+     * Route fallbacks: their total at every level (a fallback is never silent); per step from
+     * {@link MetricsLevel#MODERATE}, the steps between usable routes there, every step at debug.
      */
     public static ExchangeMetrics create(SparkContext context, MetricsLevel level, Set<String> usableRoutes)
     {
@@ -80,12 +99,18 @@ public final class ExchangeMetrics
                 routes.put(routeWaitKey(route), SQLMetrics.createTimingMetric(context, "fetch wait via " + route, -1));
             }
         }
+        Map<String, SQLMetric> fallbacks = new LinkedHashMap<>();
+        for (String step : FALLBACK_STEPS) {
+            if (level == MetricsLevel.DEBUG || (level == MetricsLevel.MODERATE && usableRoutes.containsAll(List.of(step.split("->"))))) {
+                fallbacks.put(fallbackKey(step), SQLMetrics.createMetric(context, "route fallbacks " + step));
+            }
+        }
         return new ExchangeMetrics(
                 SQLMetrics.createSizeMetric(context, "data size", -1),
                 SQLMetrics.createSizeMetric(context, "spilled to disk", -1),
                 SQLMetrics.createSizeMetric(context, "memory spilled", -1),
                 SQLMetrics.createMetric(context, "corrupt blocks"),
-                routes, level);
+                routes, SQLMetrics.createMetric(context, "route fallbacks"), fallbacks, level);
     }
 
     /** Metrics not registered with any SparkContext: for code that runs outside a query (tests, tools). */
@@ -99,8 +124,35 @@ public final class ExchangeMetrics
                 routes.put(routeWaitKey(route), new SQLMetric("timing", -1));
             }
         }
+        Map<String, SQLMetric> fallbacks = new LinkedHashMap<>();
+        for (String step : FALLBACK_STEPS) {
+            fallbacks.put(fallbackKey(step), new SQLMetric("sum", 0));
+        }
         return new ExchangeMetrics(new SQLMetric("size", -1), new SQLMetric("size", -1), new SQLMetric("size", -1), new SQLMetric("sum", 0), routes,
-                MetricsLevel.DEBUG);
+                new SQLMetric("sum", 0), fallbacks, MetricsLevel.DEBUG);
+    }
+
+    private static List<String> fallbackSteps()
+    {
+        // The chain is the route policy's (defined once there); its steps do not depend on the policy's settings.
+        RoutePolicy policy = new RoutePolicy(RoutePolicyConfig.defaults());
+        List<String> steps = new ArrayList<>();
+        for (String route : ROUTES) {
+            if (!route.equals(ROUTE_LOCAL)) {
+                policy.fallbackAfter(Route.valueOf(route), "listing the fallback steps").ifPresent(next -> steps.add(PeerRouteFallbacks.step(Route.valueOf(route), next.route())));
+            }
+        }
+        return List.copyOf(steps);
+    }
+
+    /** The key of a fallback step's counter: {@code NVLINK->HOST_STAGED} is {@code ferryFallbackNVLINKToHOST_STAGED}. */
+    public static String fallbackKey(String step)
+    {
+        int arrow = step.indexOf("->");
+        if (arrow <= 0 || arrow + 2 >= step.length()) {
+            throw new IllegalArgumentException("Not a fallback step (FROM->TO): " + step);
+        }
+        return "ferryFallback" + step.substring(0, arrow).toUpperCase(Locale.ROOT) + "To" + step.substring(arrow + 2).toUpperCase(Locale.ROOT);
     }
 
     public MetricsLevel level()
@@ -150,6 +202,32 @@ public final class ExchangeMetrics
         return routeMetrics;
     }
 
+    /** Route fallbacks of every step together. */
+    public SQLMetric routeFallbacks()
+    {
+        return routeFallbacks;
+    }
+
+    /** The per-step fallback counters the level lists, by {@link #fallbackKey}. */
+    public Map<String, SQLMetric> fallbackMetrics()
+    {
+        return fallbackMetrics;
+    }
+
+    /**
+     * A reader's peer fell back by {@code step} ({@code FROM->TO}): counted in the total, and in the
+     * step's counter where the level lists it. Once per peer and step in an executor: later fetches
+     * from that peer go straight to the next route and count nothing.
+     */
+    public void addFallback(String step)
+    {
+        routeFallbacks.add(1);
+        SQLMetric perStep = fallbackMetrics.get(fallbackKey(step));
+        if (perStep != null) {
+            perStep.add(1);
+        }
+    }
+
     /** Counts a block read over {@code route}. */
     public void addRoute(String route, long bytes)
     {
@@ -182,7 +260,9 @@ public final class ExchangeMetrics
             all.put(MEMORY_SPILLED, memorySpilled);
         }
         all.put(CORRUPT_BLOCKS, corruptBlocks);
+        all.put(ROUTE_FALLBACKS, routeFallbacks);
         all.putAll(routeMetrics);
+        all.putAll(fallbackMetrics);
         return all;
     }
 

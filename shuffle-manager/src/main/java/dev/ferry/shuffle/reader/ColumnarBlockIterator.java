@@ -257,7 +257,9 @@ final class ColumnarBlockIterator
             throw fetchFailed(failed, failure.getMessage(), failure);
         }
         FetchedBlocks fetched = arrival.fetched();
+        fetched.fallbacks().forEach(exchangeMetrics::addFallback);
         readMetrics.incFetchWaitTime(arrival.waitMillis());
+        readMetrics.incRemoteReqsDuration(arrival.requestMillis());
         if (!fetched.blocks().isEmpty()) {
             // One request goes to one peer; its wait is charged to the route its first block took.
             exchangeMetrics.addFetchWait(fetched.routeOf(0), arrival.waitMillis());

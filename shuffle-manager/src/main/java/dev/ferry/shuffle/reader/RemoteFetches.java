@@ -67,10 +67,15 @@ final class RemoteFetches
         this.maxBytesInFlight = maxBytesInFlight;
     }
 
-    /** A request's answer, or why it has none; {@code waitMillis} is how long the task waited for it. */
-    record Arrival(List<PendingBlock> request, FetchedBlocks fetched, Throwable failure, long waitMillis) {}
+    /**
+     * A request's answer, or why it has none; {@code waitMillis} is how long the task waited for it,
+     * {@code requestMillis} how long the fetch itself took (0 for a failed one).
+     */
+    record Arrival(List<PendingBlock> request, FetchedBlocks fetched, Throwable failure, long waitMillis, long requestMillis) {}
 
-    private record InFlight(List<PendingBlock> request, long bytes, CompletableFuture<FetchedBlocks> answer) {}
+    private record Answer(FetchedBlocks blocks, long nanos) {}
+
+    private record InFlight(List<PendingBlock> request, long bytes, CompletableFuture<Answer> answer) {}
 
     /** Sends requests until the bytes in flight reach the bound (always at least one out while any waits). */
     void issue()
@@ -101,7 +106,7 @@ final class RemoteFetches
             throw new IllegalStateException("No remote fetch left to take");
         }
         long started = System.nanoTime();
-        FetchedBlocks fetched = null;
+        Answer fetched = null;
         Throwable failure = null;
         try {
             while (true) {
@@ -133,7 +138,8 @@ final class RemoteFetches
         }
         bytesInFlight -= oldest.bytes();
         issue();
-        return new Arrival(oldest.request(), fetched, failure, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+        return new Arrival(oldest.request(), fetched == null ? null : fetched.blocks(), failure, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                fetched == null ? 0 : TimeUnit.NANOSECONDS.toMillis(fetched.nanos()));
     }
 
     /** Puts blocks given back (memory pressure) first in line, to be fetched again in their turn. */
@@ -150,27 +156,29 @@ final class RemoteFetches
         return mostInFlight;
     }
 
-    private FetchedBlocks fetch(List<PendingBlock> request)
+    private Answer fetch(List<PendingBlock> request)
     {
         PendingBlock first = request.get(0);
         PeerAddress peer = PeerEndpoints.tcpPeer(first.location())
                 .orElseThrow(() -> new NoEndpointException("Map output location " + first.location() + " carries no Ferry endpoint"));
         List<ShuffleBlockRef> refs = new ArrayList<>(request.size());
         request.forEach(block -> refs.add(block.ref()));
+        long started = System.nanoTime();
         try {
-            return transport.fetch(peer, refs, allocator);
+            FetchedBlocks fetched = transport.fetch(peer, refs, allocator);
+            return new Answer(fetched, System.nanoTime() - started);
         }
         catch (IOException e) {
             throw new FetchIOException(e);
         }
     }
 
-    /** Frees a request's blocks once it arrives (now, if it has). */
-    private static void freeWhenDone(InFlight request)
+    /** Frees a request's blocks once it arrives (now, if it has); the stage returned completes once they are freed. */
+    private static CompletableFuture<Answer> freeWhenDone(InFlight request)
     {
-        request.answer().whenComplete((fetched, failure) -> {
+        return request.answer().whenComplete((fetched, failure) -> {
             if (fetched != null) {
-                fetched.close();
+                fetched.blocks().close();
             }
         });
     }
@@ -184,11 +192,11 @@ final class RemoteFetches
         }
         closed = true;
         waiting.clear();
-        List<CompletableFuture<FetchedBlocks>> out = new ArrayList<>();
+        List<CompletableFuture<Answer>> out = new ArrayList<>();
         while (!inFlight.isEmpty()) {
             InFlight request = inFlight.poll();
-            freeWhenDone(request);
-            out.add(request.answer());
+            // Wait for the freeing, not only the arrival: the answer completes before its dependents run.
+            out.add(freeWhenDone(request));
         }
         bytesInFlight = 0;
         if (out.isEmpty()) {

@@ -12,7 +12,8 @@ import static java.util.Objects.requireNonNull;
  * of the stored output (no copy), otherwise a buffer filled from disk or the network. Closing
  * releases the reference; {@link #takeBuffer} hands it to a new owner instead. A block whose
  * bytes lie in a shared-memory file ({@link #sharedAt}) can be handed to a same-node reader by
- * name; holding this reference keeps the file from being deleted.
+ * name; holding this reference keeps the file from being deleted. A slice of a stored output in
+ * memory names that output ({@link #region}), so a NIC registers the output once for all its blocks.
  */
 public final class BlockBytes
         implements AutoCloseable
@@ -20,6 +21,7 @@ public final class BlockBytes
     private ArrowBuf buffer;
     private final long length;
     private final ShmBlockHandle sharedAt;
+    private final HostRegion region;
 
     public BlockBytes(ArrowBuf buffer, long length)
     {
@@ -28,6 +30,12 @@ public final class BlockBytes
 
     /** {@code sharedAt} (nullable): where the same bytes lie in a shared-memory file. */
     public BlockBytes(ArrowBuf buffer, long length, ShmBlockHandle sharedAt)
+    {
+        this(buffer, length, sharedAt, null);
+    }
+
+    /** {@code region} (nullable): the stored output these bytes are a slice of (the buffer's bytes are the region's from its offset). */
+    public BlockBytes(ArrowBuf buffer, long length, ShmBlockHandle sharedAt, HostRegion region)
     {
         this.buffer = requireNonNull(buffer, "buffer is null");
         if (length < 0 || length > buffer.capacity()) {
@@ -38,6 +46,16 @@ public final class BlockBytes
             throw new IllegalArgumentException("Shared-memory handle of " + sharedAt.length() + " bytes for a block of " + length);
         }
         this.sharedAt = sharedAt;
+        if (region != null && length > region.size() - region.offset()) {
+            throw new IllegalArgumentException("Block of " + length + " bytes at offset " + region.offset() + " outside its " + region);
+        }
+        this.region = region;
+    }
+
+    /** The stored output in memory this block is a slice of, when the store says so. */
+    public Optional<HostRegion> region()
+    {
+        return Optional.ofNullable(region);
     }
 
     /** The shared-memory file and range holding this block, when the store keeps it in one. */

@@ -204,7 +204,7 @@ public final class HostMapOutputStore
                     return Optional.of(new BlockBytes(stored.memory.slice(0, 0), 0));
                 }
                 ShmBlockHandle sharedAt = stored.segment == null ? null : stored.segment.handle(offset, length);
-                return Optional.of(new BlockBytes(stored.memory.slice(offset, length), length, sharedAt));
+                return Optional.of(new BlockBytes(stored.memory.slice(offset, length), length, sharedAt, stored.region(offset)));
             }
         }
         ArrowBuf buffer = allocator.buffer(Math.max(length, 1));
@@ -334,6 +334,9 @@ public final class HostMapOutputStore
         private final ShmSegment segment;
         private final Path file;
         private final long[] offsets;
+        // Hooks of whoever registered this output's memory (a NIC); run once, when the store releases it. Guarded by this.
+        private List<Runnable> releaseHooks = new ArrayList<>(0);
+        private boolean released;
 
         StoredOutput(ArrowBuf memory, ShmSegment segment, Path file, long[] offsets)
         {
@@ -343,8 +346,43 @@ public final class HostMapOutputStore
             this.offsets = offsets;
         }
 
+        /** This output as the region of the block at {@code offset} (memory only); null for an output a ByteBuffer cannot span (2 GiB and more). */
+        HostRegion region(long offset)
+        {
+            if (memory.capacity() > Integer.MAX_VALUE) {
+                return null;
+            }
+            return new HostRegion(this, memory.nioBuffer(0, (int) memory.capacity()), offset, this::onRelease);
+        }
+
+        private void onRelease(Runnable hook)
+        {
+            synchronized (this) {
+                if (!released) {
+                    releaseHooks.add(hook);
+                    return;
+                }
+            }
+            // Already released; run outside the lock, like release() does (a hook takes its owner's lock).
+            hook.run();
+        }
+
         void release()
         {
+            List<Runnable> hooks;
+            synchronized (this) {
+                released = true;
+                hooks = releaseHooks;
+                releaseHooks = List.of();
+            }
+            for (Runnable hook : hooks) {
+                try {
+                    hook.run();
+                }
+                catch (RuntimeException e) {
+                    LOG.warn("A release hook of a map output failed: {}", e.getMessage());
+                }
+            }
             if (memory != null) {
                 memory.close();
             }

@@ -68,6 +68,8 @@ class TestColumnarBlockIterator
     private final List<List<ShuffleBlockRef>> requests = Collections.synchronizedList(new ArrayList<>());
     private final ExecutorService fetchThreads = Executors.newCachedThreadPool();
     private IOException transportFailure;
+    // Fallback steps the fake transport reports with its next answer (then none).
+    private List<String> nextFallbacks = List.of();
 
     private final BlockManagerId local = BlockManagerId.apply("local-exec", "host-a", 7000, Option.empty());
     private final BlockManagerId remote = PeerEndpoints.withTcpPort(BlockManagerId.apply("remote-exec", "host-b", 7001, Option.empty()), 9999);
@@ -144,7 +146,9 @@ class TestColumnarBlockIterator
                     buffer.setBytes(0, bytes);
                     fetched.add(new BlockBytes(buffer, bytes.length));
                 }
-                return new FetchedBlocks("TCP", fetched);
+                List<String> steps = nextFallbacks;
+                nextFallbacks = List.of();
+                return new FetchedBlocks("TCP", fetched).withFallbacks(steps);
             }
 
             @Override
@@ -209,6 +213,33 @@ class TestColumnarBlockIterator
         assertEquals(4 * blockSize, metrics.remoteBytes);
         assertEquals(4, exchangeMetrics.routeMetrics().get(ExchangeMetrics.routeBlocksKey("TCP")).value());
         assertEquals(metrics.localBytes, exchangeMetrics.routeMetrics().get(ExchangeMetrics.routeBytesKey("LOCAL")).value());
+    }
+
+    @Test
+    void theFallbackStepsAFetchTookAreCountedInTheExchangesMetrics()
+            throws IOException
+    {
+        List<PendingBlock> remote = new ArrayList<>();
+        for (int map = 20; map < 24; map++) {
+            ShuffleBlockRef ref = new ShuffleBlockRef(SHUFFLE, map, 0);
+            remoteBlocks.put(ref, remoteBlock(1000L * map, 10));
+            remote.add(new PendingBlock(this.remote, ref, remoteBlocks.get(ref).length, map));
+        }
+        long blockSize = remoteBlocks.values().iterator().next().length;
+        nextFallbacks = List.of("HOST_SHM->TCP");
+        ExchangeMetrics exchangeMetrics = ExchangeMetrics.unregistered();
+        try (BufferAllocator reduce = allocator.newChildAllocator("reduce", 0, Long.MAX_VALUE);
+                ColumnarBlockIterator iterator = iterator(reduce, List.of(), remote, 2 * blockSize + 1, new CountingReadMetrics(), exchangeMetrics)) {
+            assertEquals(40, drain(iterator).size());
+        }
+        assertTrue(requests.size() >= 2, "several requests, only the first of which fell back: " + requests);
+        assertEquals(1, exchangeMetrics.routeFallbacks().value());
+        for (String step : ExchangeMetrics.FALLBACK_STEPS) {
+            assertEquals(step.equals("HOST_SHM->TCP") ? 1 : 0, exchangeMetrics.fallbackMetrics().get(ExchangeMetrics.fallbackKey(step)).value(), step);
+        }
+        assertEquals(List.of("NVLINK->HOST_STAGED", "PCIE_P2P->HOST_STAGED", "PEER_GPU_D2H->HOST_STAGED", "HOST_STAGED->TCP", "HOST_SHM->TCP",
+                "GPUDIRECT_RDMA->RDMA_HOST_STAGED", "RDMA_HOST_STAGED->TCP", "RDMA->TCP"), ExchangeMetrics.FALLBACK_STEPS, "the route policy's chain");
+        assertEquals("ferryFallbackGPUDIRECT_RDMAToRDMA_HOST_STAGED", ExchangeMetrics.fallbackKey("GPUDIRECT_RDMA->RDMA_HOST_STAGED"));
     }
 
     @Test

@@ -34,9 +34,15 @@ public final class PeerRouteFallbacks
         boolean first = refusedByPeer.computeIfAbsent(requireNonNull(peer, "peer is null"), ignored -> new ConcurrentHashMap<>())
                 .putIfAbsent(requireNonNull(route, "route is null"), reason) == null;
         if (first) {
-            bySteps.computeIfAbsent(route + "->" + next, ignored -> new AtomicLong()).incrementAndGet();
+            bySteps.computeIfAbsent(step(route, next), ignored -> new AtomicLong()).incrementAndGet();
         }
         return first;
+    }
+
+    /** The name of one step, {@code FROM->TO} (as the exchange's metrics name it). */
+    public static String step(Route from, Route to)
+    {
+        return requireNonNull(from, "from is null") + "->" + requireNonNull(to, "to is null");
     }
 
     /** Why {@code route} does not work with {@code peer}, if it was refused. */
@@ -55,7 +61,7 @@ public final class PeerRouteFallbacks
     /** Peers that fell back from {@code from} to {@code to}. */
     public long count(Route from, Route to)
     {
-        AtomicLong count = bySteps.get(from + "->" + to);
+        AtomicLong count = bySteps.get(step(from, to));
         return count == null ? 0 : count.get();
     }
 

@@ -12,11 +12,13 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ferry.device.DeviceRegion;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.store.HostRegion;
 import dev.ferry.shuffle.transport.rdma.verbs.Access;
 import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
 import dev.ferry.shuffle.transport.rdma.verbs.DeviceRegistrations;
@@ -46,8 +48,11 @@ import static java.util.Objects.requireNonNull;
 /**
  * This executor's RDMA NIC as the stream transport uses it for the RDMA routes. Serving: a block is
  * registered where it lies (the store's own off-heap bytes, no copy) for remote READs and stays
- * registered until the peer is done with it (its FetchDone, next request or disconnect). Reading: one-sided READs
- * ({@link RemoteReader}) into a freshly registered sink, over verbs connections pooled per peer
+ * registered until the peer is done with it (its FetchDone, next request or disconnect); a block of
+ * a stored output in memory ({@link HostRegion}) is a slice of the whole output's registration, made
+ * once and dropped when the store releases the output and no served block of it is left. Reading:
+ * one-sided READs ({@link RemoteReader}) into a landing buffer registered once and reused
+ * ({@link RdmaLandingPool}), over verbs connections pooled per peer
  * NIC (a connection serves one fetch at a time; one that failed is closed, never reused).
  * <p>Connection setup goes through the authenticated stream: a reader without an idle connection to
  * the peer's NIC first asks the peer, over its (authenticated, maybe encrypted) TCP session, for an
@@ -60,6 +65,8 @@ public final class VerbsBlocks
         implements SessionAdmissions, AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(VerbsBlocks.class);
+    /** Idle registered landing buffers a reader keeps (each registered once while it lives). */
+    public static final long DEFAULT_LANDING_RETAIN_BYTES = 64L << 20;
 
     private final VerbsDevice device;
     private final VerbsSettings settings;
@@ -73,12 +80,28 @@ public final class VerbsBlocks
     private final RegistrationCache deviceRegions;
     // Regions whose whole registration the NIC refused (a slab larger than BAR1 allows): registered per block instead. A few slabs at most.
     private final Set<Object> perBlockRegions = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+    // GPU blocks registered one at a time because their region could not be registered whole (the fallback above), counted.
+    private final AtomicLong perBlockDeviceRegistrations = new AtomicLong();
+    // Host blocks are served as slices of their stored output's registration (one per output, not per block).
+    private final RegistrationCache hostRegions;
+    // Host blocks without a region (read back from disk, copied): registered per block, counted.
+    private final AtomicLong perBlockHostRegistrations = new AtomicLong();
+    // Where this reader's READs land: buffers registered once and reused.
+    private final RdmaLandingPool landings;
 
-    /** Takes ownership of {@code device}. */
+    /** Takes ownership of {@code device}; keeps {@link #DEFAULT_LANDING_RETAIN_BYTES} of idle landing buffers. */
     public VerbsBlocks(VerbsDevice device, VerbsSettings settings, int readChunkBytes, Duration timeout)
+    {
+        this(device, settings, readChunkBytes, timeout, DEFAULT_LANDING_RETAIN_BYTES);
+    }
+
+    /** Takes ownership of {@code device}; {@code landingRetainBytes}: idle registered landing buffers kept for later READs (0: each freed after its block). */
+    public VerbsBlocks(VerbsDevice device, VerbsSettings settings, int readChunkBytes, Duration timeout, long landingRetainBytes)
     {
         this.device = requireNonNull(device, "device is null");
         this.deviceRegions = new RegistrationCache(device.protectionDomain(), Access.remoteReadable());
+        this.hostRegions = new RegistrationCache(device.protectionDomain(), Access.remoteReadable());
+        this.landings = new RdmaLandingPool(device.protectionDomain(), landingRetainBytes);
         this.settings = requireNonNull(settings, "settings is null");
         this.timeout = requireNonNull(timeout, "timeout is null");
         if (readChunkBytes <= 0) {
@@ -211,7 +234,12 @@ public final class VerbsBlocks
         }
     }
 
-    /** Registers {@code bytes} (taking ownership) and describes where a peer READs them. */
+    /**
+     * Registers {@code bytes} (taking ownership) and describes where a peer READs them. A block of a
+     * stored output in memory ({@link BlockBytes#region}) is a slice of the output's registration,
+     * made the first time one of its blocks is served ({@link RegistrationCache}) and dropped once the
+     * store released the output and its last served block is done; other blocks are registered alone.
+     */
     public Exported export(BlockBytes bytes)
             throws VerbsException
     {
@@ -223,7 +251,16 @@ public final class VerbsBlocks
         boolean success = false;
         try {
             int length = Math.toIntExact(bytes.length());
-            Registration registration = device.protectionDomain().register(RegistrableMemory.host(bytes.buffer().nioBuffer(0, length)), Access.remoteReadable());
+            Optional<HostRegion> region = bytes.region();
+            Registration registration;
+            if (region.isPresent()) {
+                registration = hostRegions.block(region.get().key(), (domain, access) -> domain.register(RegistrableMemory.host(region.get().bytes()), access),
+                        region.get().offset(), length, region.get().onRelease());
+            }
+            else {
+                perBlockHostRegistrations.incrementAndGet();
+                registration = device.protectionDomain().register(RegistrableMemory.host(bytes.buffer().nioBuffer(0, length)), Access.remoteReadable());
+            }
             try {
                 RemoteSlices slices = slices(Memory.HOST, length, registration);
                 success = true;
@@ -259,7 +296,8 @@ public final class VerbsBlocks
         boolean success = false;
         try {
             int length = Math.toIntExact(lease.length());
-            Optional<DeviceRegion> region = runtime.regionOf(lease.buffer()).filter(candidate -> !perBlockRegions.contains(candidate.key()));
+            Optional<DeviceRegion> known = runtime.regionOf(lease.buffer());
+            Optional<DeviceRegion> region = known.filter(candidate -> !perBlockRegions.contains(candidate.key()));
             Registration registration = null;
             if (region.isPresent()) {
                 try {
@@ -274,6 +312,9 @@ public final class VerbsBlocks
                 }
             }
             if (registration == null) {
+                if (known.isPresent()) {
+                    perBlockDeviceRegistrations.incrementAndGet();
+                }
                 registration = DeviceRegistrations.register(runtime, lease.buffer(), device.protectionDomain(), Access.remoteReadable());
             }
             try {
@@ -326,6 +367,48 @@ public final class VerbsBlocks
         return deviceRegions.registrations();
     }
 
+    /** GPU blocks registered alone because the NIC refused their whole region (BAR1 smaller than a slab): the fallback, counted. */
+    public long perBlockDeviceRegistrations()
+    {
+        return perBlockDeviceRegistrations.get();
+    }
+
+    /** Stored host outputs registered with this NIC now (each once, whatever number of its blocks were served). */
+    public int registeredHostRegions()
+    {
+        return hostRegions.registeredRegions();
+    }
+
+    /** Stored host output registrations made since this NIC opened. */
+    public long hostRegionRegistrations()
+    {
+        return hostRegions.registrations();
+    }
+
+    /** Host blocks served without a region (read back from disk or copied), each registered alone. */
+    public long perBlockHostRegistrations()
+    {
+        return perBlockHostRegistrations.get();
+    }
+
+    /** Landing buffers registered as READ sinks now (each once while it lives). */
+    public int registeredLandings()
+    {
+        return landings.registeredRegions();
+    }
+
+    /** Landing buffer registrations made since this NIC opened (a reused buffer is not registered again). */
+    public long landingRegistrations()
+    {
+        return landings.registrations();
+    }
+
+    /** READs that landed in an idle, still registered buffer. */
+    public long reusedLandings()
+    {
+        return landings.reused();
+    }
+
     private RemoteSlices slices(Memory memory, int length, Registration registration)
             throws VerbsException
     {
@@ -335,9 +418,10 @@ public final class VerbsBlocks
     }
 
     /**
-     * READs the block {@code response} describes into a new host buffer owned by the caller. For a
-     * GPUDirect RDMA block the peer's NIC reads its GPU memory and this NIC writes host memory: the
-     * block goes straight to where Spark's CPU decoder wants it, never through this executor's GPU.
+     * READs the block {@code response} describes into a host buffer owned by the caller (a landing
+     * buffer registered once and reused, {@link RdmaLandingPool}; releasing it returns the buffer).
+     * For a GPUDirect RDMA block the peer's NIC reads its GPU memory and this NIC writes host memory:
+     * the block goes straight to where Spark's CPU decoder wants it, never through this executor's GPU.
      */
     public BlockBytes read(RemoteSlices response, BufferAllocator allocator, VerbsConnection connection)
             throws IOException
@@ -350,15 +434,19 @@ public final class VerbsBlocks
         if (length == 0) {
             return new BlockBytes(allocator.buffer(0), 0);
         }
-        ArrowBuf body = allocator.buffer(length);
+        if (closed) {
+            throw new IOException("RDMA transport is closed");
+        }
+        RdmaLandingPool.Sink landing = landings.take(allocator, length);
+        ArrowBuf body = landing.body();
         boolean success = false;
         try {
-            Registration sink = device.protectionDomain().register(RegistrableMemory.host(body.nioBuffer(0, length)), Access.readSink());
             try {
-                readInto(response, sink, connection);
+                readInto(response, landing.registration(), connection);
             }
             finally {
-                sink.deregister();
+                // The landing buffer stays registered (for its next block); this only ends the block's use of it.
+                landing.registration().deregister();
             }
             success = true;
             return new BlockBytes(body, length);
@@ -396,6 +484,13 @@ public final class VerbsBlocks
         catch (VerbsException e) {
             LOG.warn("Deregistering GPU memory regions from {} failed: {}", device.name(), e.getMessage());
         }
+        try {
+            hostRegions.close();
+        }
+        catch (VerbsException e) {
+            LOG.warn("Deregistering stored host outputs from {} failed: {}", device.name(), e.getMessage());
+        }
+        landings.close();
         device.close();
     }
 }

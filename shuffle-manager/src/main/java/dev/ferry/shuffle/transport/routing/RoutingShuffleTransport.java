@@ -3,6 +3,7 @@ package dev.ferry.shuffle.transport.routing;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -81,7 +82,8 @@ import static java.util.Objects.requireNonNull;
  * GPU memory the peer's NIC refuses to register; a shared-memory file not visible here) fails its
  * request with a {@link RouteUnavailableException}. The peer's route then becomes the policy's next
  * choice ({@link RoutePolicy#fallbackAfter}), logged once as a change with the reason and counted
- * ({@link #fallbacks()}), and the request is fetched again over it; later fetches from that peer go
+ * ({@link #fallbacks()}, and in the exchange's metrics through {@link FetchedBlocks#fallbacks()}), and the request
+ * is fetched again over it; later fetches from that peer go
  * straight there. Each step moves further down a chain that ends at TCP, so a request is fetched at
  * most four times and never loops; nothing reruns a stage. Thread-safe.
  */
@@ -308,14 +310,16 @@ public final class RoutingShuffleTransport
     {
         // Every refusal moves the peer further down the policy's chain, which ends at TCP within MAX_FALLBACKS steps;
         // the bound also holds if the peer's choice is dropped (it left) and decided again meanwhile.
+        // The steps this fetch took (counted once per peer: a concurrent fetch that hit the same refusal reports none), for the exchange's metrics.
+        List<String> steps = new ArrayList<>(0);
         for (int attempt = 0; ; attempt++) {
             PeerRoute choice = choose(peer);
             try {
-                return fetchOver(choice, peer, blocks, allocator);
+                return fetchOver(choice, peer, blocks, allocator).withFallbacks(steps);
             }
             catch (IOException e) {
                 Optional<RouteUnavailableException> refused = RouteUnavailableException.in(e);
-                if (refused.isEmpty() || attempt >= MAX_FALLBACKS || !fallBack(peer, choice, refused.get())) {
+                if (refused.isEmpty() || attempt >= MAX_FALLBACKS || !fallBack(peer, choice, refused.get(), steps)) {
                     throw onRoute(choice, e);
                 }
             }
@@ -325,9 +329,10 @@ public final class RoutingShuffleTransport
     /**
      * {@code peer}'s route {@code failed} did not work: its route becomes the policy's next choice,
      * logged once as a change with the reason, and counted. False when there is none (TCP refused
-     * nothing that a fallback could avoid). Concurrent fetches that hit the same refusal fall back once.
+     * nothing that a fallback could avoid). Concurrent fetches that hit the same refusal fall back once;
+     * the one that moved the peer adds the step ({@code FROM->TO}) to {@code steps}.
      */
-    private boolean fallBack(PeerAddress peer, PeerRoute failed, RouteUnavailableException refused)
+    private boolean fallBack(PeerAddress peer, PeerRoute failed, RouteUnavailableException refused, List<String> steps)
     {
         Optional<RunnerUp> next = policy.fallbackAfter(failed.carrier(), refused.reason());
         if (next.isEmpty()) {
@@ -344,6 +349,7 @@ public final class RoutingShuffleTransport
             return new PeerRoute(failed.decided(), next.get().route(), failed.reason() + "; fell back to " + next.get().route() + ": " + next.get().whyNot());
         });
         if (moved[0]) {
+            steps.add(PeerRouteFallbacks.step(failed.carrier(), now.carrier()));
             log.record("executor " + peer.executorId(), now.carrier(), now.reason());
         }
         return true;

@@ -66,6 +66,7 @@ class TestDeviceRegionRegistrations
                         }
                     }
                     assertEquals(1, verbs.deviceRegionRegistrations(), "one registration for every block of the arena, every round");
+                assertEquals(0, verbs.perBlockDeviceRegistrations());
                     assertEquals(1, verbs.registeredDeviceRegions(), "registrations == live regions");
                     assertEquals(ARENA, nic.bar1Used(0), "BAR1 holds the one region");
                     exports.forEach(VerbsBlocks.Exported::close);
@@ -95,7 +96,12 @@ class TestDeviceRegionRegistrations
             try (VerbsBlocks.Exported export = verbs.exportDevice(runtime, store.tryBorrow(block).orElseThrow())) {
                 assertEquals(BLOCK, export.slices().length());
                 assertEquals(0, verbs.registeredDeviceRegions(), "the 4 MiB arena does not fit a 1 MiB BAR1");
+                assertEquals(1, verbs.perBlockDeviceRegistrations(), "the fallback to a registration per block is counted");
                 assertEquals(BLOCK, nic.bar1Used(0), "the block alone is registered");
+            }
+            assertEquals(0, nic.bar1Used(0));
+            try (VerbsBlocks.Exported again = verbs.exportDevice(runtime, store.tryBorrow(block).orElseThrow())) {
+                assertEquals(2, verbs.perBlockDeviceRegistrations(), "every block of the refused region is counted, not only the first");
             }
             assertEquals(0, nic.bar1Used(0));
         }

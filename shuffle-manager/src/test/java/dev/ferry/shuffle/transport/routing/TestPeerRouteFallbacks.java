@@ -123,7 +123,7 @@ class TestPeerRouteFallbacks
                 PeerAddress peer = peer("11", server.port(), place(nodeA, "GPU1"), true);
                 assertEquals(Route.PEER_GPU_D2H, routing.choose(peer).carrier(), routing.choose(peer).reason());
 
-                fetchAndCompare(routing, peer, refs, "HOST_STAGED");
+                assertEquals(List.of("PEER_GPU_D2H->HOST_STAGED"), fetchAndCompare(routing, peer, refs, "HOST_STAGED"), "the fetch reports its step");
                 assertEquals(1, routing.fallbacks().count(Route.PEER_GPU_D2H, Route.HOST_STAGED), routing.fallbacks().counts().toString());
                 assertEquals(1, routing.fallbacks().total());
                 assertEquals(Route.HOST_STAGED, routing.choose(peer).carrier());
@@ -135,7 +135,7 @@ class TestPeerRouteFallbacks
                 int borrowsAfterFirst = borrows.get();
                 assertTrue(borrowsAfterFirst > refs.size(), "the first fetch asked for IPC handles, then staged the blocks: " + borrowsAfterFirst);
 
-                fetchAndCompare(routing, peer, refs, "HOST_STAGED");
+                assertEquals(List.of(), fetchAndCompare(routing, peer, refs, "HOST_STAGED"), "no step on the second fetch");
                 assertEquals(borrowsAfterFirst + refs.size(), borrows.get(), "the second fetch went straight to HOST_STAGED: one staging lease per block, no IPC export");
                 assertEquals(1, routing.fallbacks().total(), "counted once per peer, not per fetch");
                 assertEquals(2, logged.size(), "logged once per peer: " + logged);
@@ -153,7 +153,7 @@ class TestPeerRouteFallbacks
                         routing.fallbacks(), SparkCryptoSettings.none())) {
                     assertEquals(Route.HOST_STAGED, rebuilt.choose(peer).carrier(), rebuilt.choose(peer).reason());
                     int before = borrows.get();
-                    fetchAndCompare(rebuilt, peer, refs, "HOST_STAGED");
+                    assertEquals(List.of(), fetchAndCompare(rebuilt, peer, refs, "HOST_STAGED"), "decided past the refusal: no step taken");
                     assertEquals(before + refs.size(), borrows.get(), "no IPC attempt after the rebuild");
                     assertEquals(1, routing.fallbacks().total());
                     assertEquals(1, rebuiltLog.size(), rebuiltLog.toString());
@@ -194,7 +194,7 @@ class TestPeerRouteFallbacks
                 PeerAddress peer = peer("12", server.port(), place(nodeB, "GPU0"), true);
                 assertEquals(Route.GPUDIRECT_RDMA, routing.choose(peer).carrier(), routing.choose(peer).reason());
 
-                fetchAndCompare(routing, peer, refs, "RDMA_HOST_STAGED");
+                assertEquals(List.of("GPUDIRECT_RDMA->RDMA_HOST_STAGED"), fetchAndCompare(routing, peer, refs, "RDMA_HOST_STAGED"), "the fetch reports its step");
                 assertEquals(1, routing.fallbacks().count(Route.GPUDIRECT_RDMA, Route.RDMA_HOST_STAGED), routing.fallbacks().counts().toString());
                 assertEquals(Route.RDMA_HOST_STAGED, routing.choose(peer).carrier());
                 assertEquals(2, logged.size(), "the first decision and the fallback, once: " + logged);
@@ -202,7 +202,7 @@ class TestPeerRouteFallbacks
                         logged.get(1));
                 int borrowsAfterFirst = borrows.get();
 
-                fetchAndCompare(routing, peer, refs, "RDMA_HOST_STAGED");
+                assertEquals(List.of(), fetchAndCompare(routing, peer, refs, "RDMA_HOST_STAGED"));
                 assertEquals(borrowsAfterFirst, borrows.get(), "the second fetch went straight to RDMA_HOST_STAGED: no GPU registration was tried");
                 assertEquals(1, routing.fallbacks().total());
                 assertEquals(2, logged.size(), "logged once per peer: " + logged);
@@ -219,7 +219,8 @@ class TestPeerRouteFallbacks
         }
     }
 
-    private void fetchAndCompare(RoutingShuffleTransport routing, PeerAddress peer, List<ShuffleBlockRef> refs, String route)
+    /** Returns the fallback steps the fetch reports (what the exchange's metrics count). */
+    private List<String> fetchAndCompare(RoutingShuffleTransport routing, PeerAddress peer, List<ShuffleBlockRef> refs, String route)
             throws Exception
     {
         try (FetchedBlocks fetched = routing.fetch(peer, refs, allocator)) {
@@ -229,6 +230,7 @@ class TestPeerRouteFallbacks
                 fetched.blocks().get(i).buffer().getBytes(0, copy);
                 assertArrayEquals(pattern(LENGTH, i + 1), copy, refs.get(i).toString());
             }
+            return fetched.fallbacks();
         }
     }
 

@@ -35,9 +35,13 @@ public final class ConnectionAdmissions
     private final HandshakeFailures failures;
     private final Map<String, Entry> issued = new ConcurrentHashMap<>();
     // Each session's tokens that may still count against MAX_PER_SESSION (pruned as they are used, expire or go),
-    // so issuing one looks at that session's few tokens instead of every outstanding one.
+    // so issuing one looks at that session's few tokens instead of every outstanding one. A set leaves this map only
+    // while its lock is held (purge, revoke), and issue adds to a set only while holding its lock and seeing it still
+    // mapped: so no token is added to a set already dropped, which would let the session's next set under-count it.
     private final Map<Long, Set<String>> unusedBySession = new ConcurrentHashMap<>();
     private final AtomicLong admitted = new AtomicLong();
+    // Test seam: runs between an issue's lookup of its session's set and taking the set's lock, where a purge may drop it.
+    private volatile Runnable afterSessionLookup = () -> {};
 
     /** What the device knows of one token: the session it was issued to, the NIC address named, its expiry, whether a queue pair used it. */
     private static final class Entry
@@ -85,26 +89,45 @@ public final class ConnectionAdmissions
                 throw new VerbsException(MAX_OUTSTANDING + " RDMA connection tokens are outstanding; refusing another for " + readerHost);
             }
         }
-        Set<String> held = unusedBySession.computeIfAbsent(session, ignored -> new HashSet<>());
-        synchronized (held) {
-            held.removeIf(key -> {
-                Entry entry = issued.get(key);
-                return entry == null || entry.used || entry.expiresNanos - now <= 0;
-            });
-            if (held.size() >= MAX_PER_SESSION) {
-                throw new VerbsException("The TCP session of " + readerHost + " holds " + held.size() + " unused RDMA connection tokens; refusing another");
+        while (true) {
+            Set<String> held = unusedBySession.computeIfAbsent(session, ignored -> new HashSet<>());
+            afterSessionLookup.run();
+            synchronized (held) {
+                if (unusedBySession.get(session) != held) {
+                    // A purge dropped this (then empty) set after we looked it up: count against the session's current one.
+                    continue;
+                }
+                return issueCounted(held, session, readerHost, now);
             }
-            ConnectionToken token = ConnectionToken.random();
-            issued.put(token.key(), new Entry(session, readerHost, now + lifetimeNanos));
-            held.add(token.key());
-            return token;
         }
+    }
+
+    /** Issues a token counted in {@code held}, the session's mapped set, whose lock the caller holds. */
+    private ConnectionToken issueCounted(Set<String> held, long session, String readerHost, long now)
+            throws VerbsException
+    {
+        held.removeIf(key -> {
+            Entry entry = issued.get(key);
+            return entry == null || entry.used || entry.expiresNanos - now <= 0;
+        });
+        if (held.size() >= MAX_PER_SESSION) {
+            throw new VerbsException("The TCP session of " + readerHost + " holds " + held.size() + " unused RDMA connection tokens; refusing another");
+        }
+        ConnectionToken token = ConnectionToken.random();
+        issued.put(token.key(), new Entry(session, readerHost, now + lifetimeNanos));
+        held.add(token.key());
+        return token;
     }
 
     /** The TCP session {@code session} closed: its tokens admit nothing any more. */
     public void revokeSession(long session)
     {
-        unusedBySession.remove(session);
+        Set<String> keys = unusedBySession.get(session);
+        if (keys != null) {
+            synchronized (keys) {
+                unusedBySession.remove(session, keys);
+            }
+        }
         issued.values().removeIf(entry -> entry.session == session);
     }
 
@@ -178,20 +201,31 @@ public final class ConnectionAdmissions
         return Optional.empty();
     }
 
-    private void purgeExpired(long now)
+    /** For the race test: {@code hook} runs in each issue after its session's set was looked up. */
+    void afterSessionLookup(Runnable hook)
+    {
+        afterSessionLookup = requireNonNull(hook, "hook is null");
+    }
+
+    /** Drops expired tokens and sessions without tokens; package-private for the race test. */
+    void purgeExpired(long now)
     {
         for (Iterator<Entry> entries = issued.values().iterator(); entries.hasNext(); ) {
             if (entries.next().expiresNanos - now <= 0) {
                 entries.remove();
             }
         }
-        // Sessions whose tokens are all gone (closed without a revoke, or simply idle) stop being tracked.
-        unusedBySession.values().removeIf(keys -> {
+        // Sessions whose tokens are all gone (closed without a revoke, or simply idle) stop being tracked; a set is
+        // dropped under its lock, so an issue that holds it either sees it dropped (and takes a new one) or fills it first.
+        for (Map.Entry<Long, Set<String>> session : unusedBySession.entrySet()) {
+            Set<String> keys = session.getValue();
             synchronized (keys) {
                 keys.removeIf(key -> !issued.containsKey(key));
-                return keys.isEmpty();
+                if (keys.isEmpty()) {
+                    unusedBySession.remove(session.getKey(), keys);
+                }
             }
-        });
+        }
     }
 
     /** Queue pairs admitted so far. */

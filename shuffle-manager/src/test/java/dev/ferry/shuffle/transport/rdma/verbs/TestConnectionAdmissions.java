@@ -88,4 +88,25 @@ class TestConnectionAdmissions
         admissions.issue(0, READER);
         assertEquals(1, admissions.outstanding(), "expired ones were purged");
     }
+
+    @Test
+    void aPurgeRacingAnIssueNeverLetsASessionPastItsBound()
+            throws Exception
+    {
+        // A purge drops a session's set while it is empty, which is just when the session's first issue has looked it up
+        // (and not yet locked it): that token must still count, or the session could hold MAX_PER_SESSION + 1 unused tokens.
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+        admissions.afterSessionLookup(() -> {
+            if (once.compareAndSet(false, true)) {
+                admissions.purgeExpired(now.get());
+            }
+        });
+        for (int i = 0; i < ConnectionAdmissions.MAX_PER_SESSION; i++) {
+            admissions.issue(7, READER);
+        }
+        assertTrue(once.get(), "the purge ran inside the first issue");
+        assertTrue(org.junit.jupiter.api.Assertions.assertThrows(VerbsException.class, () -> admissions.issue(7, READER)).getMessage().contains("unused"),
+                "the token issued across the purge counts: the session is at its bound");
+        assertEquals(ConnectionAdmissions.MAX_PER_SESSION, admissions.outstanding());
+    }
 }
