@@ -153,11 +153,7 @@ public final class ParquetSliceReader
             }
             blocks.add(footer.getBlocks().get(index));
         }
-        String rebaseZone = Optional.ofNullable(metadata.getKeyValueMetaData().get(SPARK_TIME_ZONE_KEY)).orElse(settings.sessionTimeZone());
-        DatetimeRules rules = new DatetimeRules(CalendarRebase.forDatetime(metadata, settings.datetimeRebaseMode()),
-                CalendarRebase.forInt96(metadata, settings.int96RebaseMode()), rebaseZone,
-                settings.int96TimestampConversion() && (metadata.getCreatedBy() == null || !metadata.getCreatedBy().startsWith("parquet-mr")));
-        this.shape = new ShapeBuilder(source.id(), settings.caseSensitive(), rules).build(dataReadSchema, metadata.getSchema());
+        this.shape = shapeOf(source.id(), metadata, settings, dataReadSchema);
         checkReadable(shape.requestedSchema(), options);
         for (ColumnDescriptor column : shape.requestedSchema().getColumns()) {
             requestedPaths.add(ColumnPath.get(column.getPath()));
@@ -181,6 +177,16 @@ public final class ParquetSliceReader
         this.pageArrays = options.getCodecFactory() instanceof BoundedCodecFactory codecs ? codecs.pageArrays() : new PageArrays();
         reader.setRequestedSchema(shape.requestedSchema());
         prefetched.clear();
+    }
+
+    /** How {@code file}'s columns become {@code dataReadSchema}'s, with the file's datetime rules: the CPU decoders of a reader. */
+    static FileShape shapeOf(String file, FileMetaData metadata, GdsReadSettings settings, StructType dataReadSchema)
+    {
+        String rebaseZone = Optional.ofNullable(metadata.getKeyValueMetaData().get(SPARK_TIME_ZONE_KEY)).orElse(settings.sessionTimeZone());
+        DatetimeRules rules = new DatetimeRules(CalendarRebase.forDatetime(metadata, settings.datetimeRebaseMode()),
+                CalendarRebase.forInt96(metadata, settings.int96RebaseMode()), rebaseZone,
+                settings.int96TimestampConversion() && (metadata.getCreatedBy() == null || !metadata.getCreatedBy().startsWith("parquet-mr")));
+        return new ShapeBuilder(file, settings.caseSensitive(), rules).build(dataReadSchema, metadata.getSchema());
     }
 
     /** The next batch of at most {@code maxRows} rows, or empty at the end of the slice. */
