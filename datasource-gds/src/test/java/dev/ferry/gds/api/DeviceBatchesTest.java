@@ -68,15 +68,15 @@ class DeviceBatchesTest
         long rows = 0;
         for (PartitionResult<ArrayList<String>> result : results) {
             assertEquals("simulated", result.backend());
-            assertEquals(0, result.decodedHostBytes(), "decoded bytes in host memory: " + result);
-            assertTrue(result.decodedDeviceBytes() > 0, result.toString());
-            assertEquals(result.deviceBytes(), result.decodedDeviceBytes(), "every byte of the batches was decoded into device memory: " + result);
-            assertEquals(0, result.fallbackChunks(), result.toString());
+            assertEquals(0, result.decodedHostBytes(), "decoded bytes in host memory: " + counters(result));
+            assertTrue(result.decodedDeviceBytes() > 0, counters(result));
+            assertEquals(result.deviceBytes(), result.decodedDeviceBytes(), "every byte of the batches was decoded into device memory: " + counters(result));
+            assertEquals(0, result.fallbackChunks(), counters(result));
             assertTrue(result.bytesByRoute().getOrDefault("GDS", 0L) > 0, "read on the GDS route: " + result.bytesByRoute());
             // The simulated backend lends no device address: the export copies back for the consumer, and says so.
-            assertEquals("ARROW_DEVICE_CPU", result.exportedAs(), result.toString());
-            assertEquals(result.deviceBytes(), result.exportHostCopyBytes(), result.toString());
-            assertTrue(result.batches() >= 2, "several batches per partition: " + result);
+            assertEquals("ARROW_DEVICE_CPU", result.exportedAs(), counters(result));
+            assertEquals(result.deviceBytes(), result.exportHostCopyBytes(), counters(result));
+            assertTrue(result.batches() >= 2, "several batches per partition: " + counters(result));
             rows += result.rows();
         }
         assertEquals(20_000, rows);
@@ -94,14 +94,14 @@ class DeviceBatchesTest
 
         long fallbackChunks = 0;
         for (PartitionResult<ArrayList<String>> result : results) {
-            assertTrue(result.deviceFallbacks().keySet().stream().allMatch(reason -> reason.startsWith("encoding DELTA")), result.toString());
-            assertTrue(result.decodedHostBytes() > 0, "refused chunks are decoded on the host: " + result);
-            assertTrue(result.decodedDeviceBytes() > 0, "PLAIN doubles still decode into device memory: " + result);
-            assertEquals(result.deviceBytes(), result.decodedHostBytes() + result.decodedDeviceBytes(), result.toString());
+            assertTrue(result.deviceFallbacks().keySet().stream().allMatch(reason -> reason.startsWith("encoding DELTA")), counters(result));
+            assertTrue(result.decodedHostBytes() > 0, "refused chunks are decoded on the host: " + counters(result));
+            assertTrue(result.decodedDeviceBytes() > 0, "PLAIN doubles still decode into device memory: " + counters(result));
+            assertEquals(result.deviceBytes(), result.decodedHostBytes() + result.decodedDeviceBytes(), counters(result));
             fallbackChunks += result.fallbackChunks();
         }
         // One file per partition, one row group per file: four of the five columns of every row group fall back, counted once per chunk.
-        assertEquals(4L * results.size(), fallbackChunks, results.toString());
+        assertEquals(4L * results.size(), fallbackChunks, results.stream().map(DeviceBatchesTest::counters).toList().toString());
         assertTrue(scan.description().contains("deviceFallbacks=" + fallbackChunks + "/" + 5 * results.size() + " chunks [encoding DELTA"), scan.description());
         assertEquals(expected(path), consumed(results));
     }
@@ -137,6 +137,14 @@ class DeviceBatchesTest
         }
         Collections.sort(rows);
         return rows;
+    }
+
+    /** A result's counters without its rows, for messages. */
+    private static String counters(PartitionResult<?> result)
+    {
+        return "partition " + result.partition() + ": " + result.batches() + " batches, " + result.rows() + " rows, deviceBytes=" + result.deviceBytes()
+                + " decodedHostBytes=" + result.decodedHostBytes() + " decodedDeviceBytes=" + result.decodedDeviceBytes() + " fallbacks=" + result.deviceFallbacks()
+                + " routes=" + result.bytesByRoute() + " exported as " + result.exportedAs() + " (" + result.exportHostCopyBytes() + " bytes copied to host)";
     }
 
     private static List<String> consumed(List<PartitionResult<ArrayList<String>>> results)
