@@ -80,26 +80,21 @@ public final class DeviceBatches
 
     private static BatchScanExec findScan(SparkPlan plan)
     {
-        if (plan instanceof BatchScanExec scan && scan.scan().description().startsWith("GdsScan")) {
-            return scan;
-        }
-        for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
-            Optional<BatchScanExec> found = Optional.ofNullable(findOrNull(child));
-            if (found.isPresent()) {
-                return found.get();
-            }
-        }
-        throw new IllegalStateException("No gds scan in the plan:\n" + plan);
+        return findGdsScan(plan).orElseThrow(() -> new IllegalStateException("No gds scan in the plan:\n" + plan));
     }
 
-    private static BatchScanExec findOrNull(SparkPlan plan)
+    private static Optional<BatchScanExec> findGdsScan(SparkPlan plan)
     {
-        try {
-            return findScan(plan);
+        if (plan instanceof BatchScanExec scan && scan.scan().description().startsWith("GdsScan")) {
+            return Optional.of(scan);
         }
-        catch (IllegalStateException e) {
-            return null;
+        for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
+            Optional<BatchScanExec> found = findGdsScan(child);
+            if (found.isPresent()) {
+                return found;
+            }
         }
+        return Optional.empty();
     }
 
     /** A planned device read: its explain string and its partitions. */

@@ -23,19 +23,22 @@ import static java.util.Objects.requireNonNull;
  * simulated device memory ({@link SimulatedDeviceArrow}), so a device batch's decoded bytes never
  * sit in host memory, as with the CUDA kernels. It takes the chunks the shared rule
  * ({@link DeviceDecodeSupport}) takes and refuses the others with the same reasons, so fallbacks
- * and counters run in CI as they would on a GPU. Owns its allocator over the target's memory,
- * made on the first device batch and closed by {@link #release}.
+ * and counters run in CI as they would on a GPU. The pages of a chunk it decodes are copied into
+ * device memory as they are read ({@link UploadedPages}), the upload the cuda decoder makes, so the
+ * simulation counts that crossing too. Owns its allocator over the target's memory, made on the
+ * first device batch and closed by {@link #release}.
  */
 final class SimulatedColumnChunkDecoder
         implements ColumnChunkDecoder
 {
     private final CpuColumnChunkDecoder cpu;
+    private final DeviceTarget target;
     private SimulatedDeviceArrow deviceArrow;
-    private DeviceTarget deviceArrowTarget;
 
-    SimulatedColumnChunkDecoder(CpuColumnChunkDecoder cpu)
+    SimulatedColumnChunkDecoder(CpuColumnChunkDecoder cpu, DeviceTarget target)
     {
         this.cpu = requireNonNull(cpu, "cpu is null");
+        this.target = requireNonNull(target, "target is null");
     }
 
     @Override
@@ -60,7 +63,10 @@ final class SimulatedColumnChunkDecoder
     public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, PageChecks checks, Map<ColumnPath, Set<Encoding>> encodings,
             long[] rangeFrom, long[] rangeTo, PageArrays pageArrays)
     {
-        cpu.start(pages, writerVersion, checks, encodings, rangeFrom, rangeTo, pageArrays);
+        // A chunk decoded into device memory has its pages uploaded first, as on cuda: that crossing is counted here too.
+        boolean deviceChunk = cpu.leaves().size() == 1 && cpu.deviceSupport(encodings).supported();
+        cpu.start(deviceChunk ? new UploadedPages(pages, cpu.leaves().get(0).descriptor, target) : pages, writerVersion, checks, encodings, rangeFrom, rangeTo,
+                pageArrays);
     }
 
     @Override
@@ -85,14 +91,13 @@ final class SimulatedColumnChunkDecoder
         return true;
     }
 
-    private SimulatedDeviceArrow deviceArrow(DeviceTarget target)
+    private SimulatedDeviceArrow deviceArrow(DeviceTarget requested)
     {
-        if (deviceArrow != null && !deviceArrowTarget.equals(target)) {
-            throw new IllegalStateException("column " + field().name() + " decodes for " + deviceArrowTarget + ", not " + target);
+        if (!target.equals(requested)) {
+            throw new IllegalStateException("column " + field().name() + " decodes for " + target + ", not " + requested);
         }
         if (deviceArrow == null) {
             deviceArrow = new SimulatedDeviceArrow(target);
-            deviceArrowTarget = target;
         }
         return deviceArrow;
     }

@@ -33,7 +33,10 @@ import static java.util.Objects.requireNonNull;
  * task's GPU memory, straight from {@link ParquetSliceReader#nextOnDevice}: no row is repacked and
  * no batch is decoded on the host first, except the column chunks the device decoder refuses,
  * which are counted by reason ({@link #counters()}). Device batches hold the file's flat columns;
- * partition columns and pushed row filters are refused with the reason. Not thread-safe: one task.
+ * partition columns and pushed row filters are refused with the reason. Unlike the Spark scan's
+ * reader it reads one file range at a time (no read pool, no row-group prefetch) and applies neither
+ * {@code ignoreMissingFiles} nor {@code ignoreCorruptFiles}: a bad file fails the task, naming it.
+ * Not thread-safe: one task.
  */
 public final class GdsDeviceBatchReader
         implements Closeable
