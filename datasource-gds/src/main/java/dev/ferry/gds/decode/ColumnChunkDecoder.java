@@ -69,6 +69,16 @@ public interface ColumnChunkDecoder
      */
     DeviceColumn decodeToDevice(int rows, DeviceTarget target, BufferAllocator staging, String timeZone, String file);
 
+    /**
+     * Whether the last {@link #decodeToDevice} wrote the decoded bytes straight into device memory
+     * (device kernels; the simulated backend's CPU decoder over device memory), rather than into host
+     * memory and then a copy up: what the reader's decodedDeviceBytes and decodedHostBytes tell apart.
+     */
+    default boolean decodesIntoDeviceMemory()
+    {
+        return false;
+    }
+
     /** Whether this row group's column can decode only selected rows ({@link #decodeSelected}). */
     boolean canDecodeSelected();
 

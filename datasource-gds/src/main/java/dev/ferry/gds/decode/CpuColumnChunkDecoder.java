@@ -95,7 +95,8 @@ public final class CpuColumnChunkDecoder
     /**
      * The CPU decoder writing into device memory: decodes into host buffers from {@code staging},
      * then copies each buffer to the device (one host-to-device crossing per buffer, counted by the
-     * runtime). On the simulated backend this is the device decoder.
+     * runtime). The host backend's device output; the simulated backend decodes into its device memory
+     * instead ({@link SimulatedColumnChunkDecoder}).
      */
     @Override
     public DeviceColumn decodeToDevice(int rows, DeviceTarget target, BufferAllocator staging, String timeZone, String file)

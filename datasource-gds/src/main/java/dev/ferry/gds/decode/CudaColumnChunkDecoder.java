@@ -187,6 +187,13 @@ final class CudaColumnChunkDecoder
         return new DeviceColumn(field().name(), field().dataType(), batch.nullCount(), buffers, batch.lengths());
     }
 
+    /** Whether this row group's chunk is decoded by the kernels (else the CPU decodes and uploads). */
+    @Override
+    public boolean decodesIntoDeviceMemory()
+    {
+        return chunk != null;
+    }
+
     @Override
     public boolean canDecodeSelected()
     {

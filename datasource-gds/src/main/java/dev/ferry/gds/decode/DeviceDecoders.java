@@ -4,6 +4,7 @@ import dev.ferry.common.FerryException;
 import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
 import dev.ferry.gds.decode.cuda.DeviceKernelsLoader;
 import dev.ferry.gds.device.DeviceTarget;
+import dev.ferry.gds.device.SimulatedDeviceArrow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,8 +17,9 @@ import java.util.function.Function;
  * Chooses the decode seam's implementation for device batches: on the {@code cuda} backend every
  * column gets the device decoder ({@link CudaColumnChunkDecoder}) over the CPU one, with the kernels
  * built for the target's device memory, or, where they cannot run, the reason each chunk's fallback
- * is counted under. On any other backend (the simulated one) the CPU decoder writing into device
- * memory is the device decoder, as before.
+ * is counted under. On the simulated backend the device decoder is the CPU decoder writing straight
+ * into simulated device memory ({@link SimulatedColumnChunkDecoder}); on the host backend, which has
+ * no device memory, the CPU decoder decodes into host memory and uploads.
  */
 public final class DeviceDecoders
 {
@@ -57,7 +59,15 @@ public final class DeviceDecoders
                 log.warn("{}: the device decoder cannot run, every chunk is decoded on the CPU and uploaded: {}", file, unavailable);
             }
         }
+        else if (SimulatedDeviceArrow.isSimulated(target.runtime())) {
+            List<ColumnChunkDecoder> columns = new ArrayList<>();
+            for (ColumnChunkDecoder column : shape.columns()) {
+                columns.add(column instanceof CpuColumnChunkDecoder cpu ? new SimulatedColumnChunkDecoder(cpu, target) : column);
+            }
+            return new FileShape(columns, shape.requestedSchema());
+        }
         else {
+            // The host backend has no device memory to decode into: the CPU decodes and uploads (counted as host bytes).
             return shape;
         }
         List<ColumnChunkDecoder> columns = new ArrayList<>();

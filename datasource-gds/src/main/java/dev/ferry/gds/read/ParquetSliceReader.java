@@ -116,6 +116,11 @@ public final class ParquetSliceReader
     private Map<ColumnPath, Set<Encoding>> rowGroupEncodings = Map.of();
     // Chunks decoded on the CPU and uploaded because the device decoder refused them, by reason.
     private final Map<String, Long> deviceFallbacks = new TreeMap<>();
+    // The columns whose chunk in the current row group was counted as a device fallback: one count per chunk, not per batch.
+    private final Set<Integer> fallbackCountedColumns = new HashSet<>();
+    // Decoded bytes (Arrow validity, offsets, values) written to host memory and straight to device memory.
+    private long decodedHostBytes;
+    private long decodedDeviceBytes;
 
     public ParquetSliceReader(FileSlice slice, ParquetDataSource source, GdsReadSettings settings, ParquetReadOptions options,
             StructType dataReadSchema, BufferAllocator allocator, Optional<ExecutorService> prefetcher, Optional<RowFilter> rowFilter)
@@ -148,11 +153,7 @@ public final class ParquetSliceReader
             }
             blocks.add(footer.getBlocks().get(index));
         }
-        String rebaseZone = Optional.ofNullable(metadata.getKeyValueMetaData().get(SPARK_TIME_ZONE_KEY)).orElse(settings.sessionTimeZone());
-        DatetimeRules rules = new DatetimeRules(CalendarRebase.forDatetime(metadata, settings.datetimeRebaseMode()),
-                CalendarRebase.forInt96(metadata, settings.int96RebaseMode()), rebaseZone,
-                settings.int96TimestampConversion() && (metadata.getCreatedBy() == null || !metadata.getCreatedBy().startsWith("parquet-mr")));
-        this.shape = new ShapeBuilder(source.id(), settings.caseSensitive(), rules).build(dataReadSchema, metadata.getSchema());
+        this.shape = shapeOf(source.id(), metadata, settings, dataReadSchema);
         checkReadable(shape.requestedSchema(), options);
         for (ColumnDescriptor column : shape.requestedSchema().getColumns()) {
             requestedPaths.add(ColumnPath.get(column.getPath()));
@@ -176,6 +177,16 @@ public final class ParquetSliceReader
         this.pageArrays = options.getCodecFactory() instanceof BoundedCodecFactory codecs ? codecs.pageArrays() : new PageArrays();
         reader.setRequestedSchema(shape.requestedSchema());
         prefetched.clear();
+    }
+
+    /** How {@code file}'s columns become {@code dataReadSchema}'s, with the file's datetime rules: the CPU decoders of a reader. */
+    static FileShape shapeOf(String file, FileMetaData metadata, GdsReadSettings settings, StructType dataReadSchema)
+    {
+        String rebaseZone = Optional.ofNullable(metadata.getKeyValueMetaData().get(SPARK_TIME_ZONE_KEY)).orElse(settings.sessionTimeZone());
+        DatetimeRules rules = new DatetimeRules(CalendarRebase.forDatetime(metadata, settings.datetimeRebaseMode()),
+                CalendarRebase.forInt96(metadata, settings.int96RebaseMode()), rebaseZone,
+                settings.int96TimestampConversion() && (metadata.getCreatedBy() == null || !metadata.getCreatedBy().startsWith("parquet-mr")));
+        return new ShapeBuilder(file, settings.caseSensitive(), rules).build(dataReadSchema, metadata.getSchema());
     }
 
     /** The next batch of at most {@code maxRows} rows, or empty at the end of the slice. */
@@ -221,6 +232,9 @@ public final class ParquetSliceReader
                 decodeNanos += System.nanoTime() - start;
             }
             rowsLeft -= rows;
+            for (FieldVector vector : vectors) {
+                decodedHostBytes += vector.getBufferSize();
+            }
             if (kept > 0) {
                 return Optional.of(new DecodedBatch(vectors, kept));
             }
@@ -259,17 +273,27 @@ public final class ParquetSliceReader
         List<DeviceColumn> columns = new ArrayList<>();
         boolean success = false;
         try {
-            for (ColumnChunkDecoder column : shape.columns()) {
+            for (int index = 0; index < shape.columns().size(); index++) {
+                ColumnChunkDecoder column = shape.columns().get(index);
                 DecodeSupport support = column.deviceSupport(rowGroupEncodings);
                 if (support.supported()) {
-                    columns.add(decodeToDevice(column, rows, target));
+                    DeviceColumn decoded = decodeToDevice(column, rows, target);
+                    columns.add(decoded);
+                    if (column.decodesIntoDeviceMemory()) {
+                        decodedDeviceBytes += bytes(decoded);
+                    }
+                    else {
+                        decodedHostBytes += bytes(decoded);
+                    }
                     continue;
                 }
-                if (deviceFallbacks.merge(support.reason(), 1L, Long::sum) == 1) {
+                if (fallbackCountedColumns.add(index) && deviceFallbacks.merge(support.reason(), 1L, Long::sum) == 1) {
                     log.info("{}: column {} decoded on the CPU for a device batch: {}", source.id(), column.field().name(), support.reason());
                 }
                 try (FieldVector host = decode(column, rows)) {
-                    columns.add(ArrowDeviceUpload.upload(host, column.field().dataType(), target));
+                    DeviceColumn uploaded = ArrowDeviceUpload.upload(host, column.field().dataType(), target);
+                    columns.add(uploaded);
+                    decodedHostBytes += bytes(uploaded);
                 }
             }
             if (rows == rowsLeft) {
@@ -302,10 +326,30 @@ public final class ParquetSliceReader
         deviceKernels = Optional.of(requireNonNull(kernels, "kernels is null"));
     }
 
-    /** Column chunks {@link #nextOnDevice} decoded on the CPU because the device decoder refused them, by reason. */
+    /** Column chunks {@link #nextOnDevice} decoded on the CPU because the device decoder refused them, by reason (one per chunk). */
     public Map<String, Long> deviceFallbacks()
     {
         return Map.copyOf(deviceFallbacks);
+    }
+
+    /**
+     * Decoded bytes (the Arrow buffers' data: validity, offsets, values) this reader wrote to host
+     * memory: every host batch, and the device batches' columns decoded on the CPU and uploaded.
+     */
+    public long decodedHostBytes()
+    {
+        return decodedHostBytes;
+    }
+
+    /** Decoded bytes of device batches written straight into device memory, never in host memory. */
+    public long decodedDeviceBytes()
+    {
+        return decodedDeviceBytes;
+    }
+
+    private static long bytes(DeviceColumn column)
+    {
+        return column.lengths().stream().mapToLong(Long::longValue).sum();
     }
 
     // Device memory running out (a FerryException) is the device's limit, not the file's bytes: it passes through untranslated.
@@ -460,6 +504,7 @@ public final class ParquetSliceReader
     {
         BlockMetaData block = blocks.get(index);
         prefetched.clear();
+        fallbackCountedColumns.clear();
         Fetched fetched = take(block);
         if (prefetcher.isPresent() && index + 1 < blocks.size()) {
             // Read the next row group's chunks while this one decodes.

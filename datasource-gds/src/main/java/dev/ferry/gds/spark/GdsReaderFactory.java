@@ -18,8 +18,11 @@ import java.util.Map;
 
 import static java.util.Objects.requireNonNull;
 
-/** Shipped to the tasks: everything they need to read their row groups. */
-final class GdsReaderFactory
+/**
+ * Shipped to the tasks: everything they need to read their row groups, as Spark's columnar batches
+ * ({@link #createColumnarReader}) or, for a GPU consumer, as device batches ({@link #createDeviceReader}).
+ */
+public final class GdsReaderFactory
         implements PartitionReaderFactory
 {
     private static final long serialVersionUID = 1L;
@@ -56,6 +59,26 @@ final class GdsReaderFactory
     {
         return new GdsPartitionReader(((GdsInputPartition) partition).slices(), settings, GdsTableState.readOptions(hadoopConf.value().value(), settings),
                 readSchema, dataReadSchema, partitionSchema, deviceConf, dataFilters);
+    }
+
+    /**
+     * A reader of {@code partition}'s batches into the task's device memory, decoded by the backend's
+     * device decoder ({@link GdsDeviceBatchReader}); for a scan with no pushed filters (rows are not
+     * filtered on device batches) and no partition columns.
+     */
+    public GdsDeviceBatchReader createDeviceReader(InputPartition partition)
+    {
+        if (!dataFilters.isEmpty()) {
+            throw new IllegalArgumentException("Device batches are not filtered by row; this scan has pushed filters " + dataFilters);
+        }
+        return new GdsDeviceBatchReader(((GdsInputPartition) partition).slices(), settings, GdsTableState.readOptions(hadoopConf.value().value(), settings),
+                readSchema, dataReadSchema, deviceConf);
+    }
+
+    /** The columns every batch holds, in order. */
+    public StructType readSchema()
+    {
+        return readSchema;
     }
 
     @Override

@@ -12,6 +12,7 @@ import dev.ferry.gds.plan.PartitionPruner;
 import dev.ferry.gds.plan.RowGroupPruner;
 import dev.ferry.gds.plan.SplitPlan;
 import dev.ferry.gds.plan.SplitPlanner;
+import dev.ferry.gds.read.DeviceFallbackPreview;
 import dev.ferry.gds.route.DeviceProbe;
 import dev.ferry.gds.route.ExecutorDevices;
 import dev.ferry.gds.route.RouteChoice;
@@ -60,6 +61,8 @@ final class GdsScan
 {
     private static final Logger log = LoggerFactory.getLogger(GdsScan.class);
     private static final String DEVICE_PREFIX = "spark.ferry.device";
+    // Files the explain string's device-fallback preview looks at: a preview, not a second planning pass.
+    private static final int PREVIEW_FILES = 16;
 
     private final GdsTableState state;
     private final StructType readSchema;
@@ -95,7 +98,20 @@ final class GdsScan
                 state.settings().consumer().name().toLowerCase(Locale.ROOT), routeOnThisMachine(),
                 Arrays.stream(pushed).map(Predicate::toString).collect(Collectors.joining(", ", "[", "]")),
                 planned.rowGroupsTotal() - planned.rowGroupsSkipped(), planned.rowGroupsTotal(), planned.partitions().size())
+                + (state.settings().consumer() == FileConsumer.CPU ? "" : " " + devicePreview())
                 + aggregate.map(GdsScan::describe).orElse("");
+    }
+
+    /** The per-chunk device fallbacks a device read (DeviceBatches) should expect, from the footers planning read. */
+    private String devicePreview()
+    {
+        List<StructField> data = new ArrayList<>();
+        for (StructField field : readSchema.fields()) {
+            if (!isPartitionColumn(field, state.partitionSchema())) {
+                data.add(field);
+            }
+        }
+        return DeviceFallbackPreview.of(state.files(), new StructType(data.toArray(new StructField[0])), state.settings(), PREVIEW_FILES).describe();
     }
 
     private static String describe(AggregatePlan aggregate)
@@ -228,8 +244,9 @@ final class GdsScan
             if (choice.route() == IoRoute.HOST) {
                 return choice.route() + ": " + why + ", no PCIe crossing";
             }
-            // Decode is on the host either way: the chunks land in device memory and come back.
-            return choice.route() + ": " + why + (consumer == FileConsumer.CPU ? ", two PCIe crossings per byte" : ", decoded on the host, batches uploaded");
+            // Spark's batches are decoded on the host (the chunks land in device memory and come back); DeviceBatches decodes on the device.
+            return choice.route() + ": " + why + (consumer == FileConsumer.CPU ? ", two PCIe crossings per byte"
+                    : ", DeviceBatches decode on the device, Spark's batches on the host");
         }
         catch (RouteRefusedException e) {
             log.debug("gds scan {}: refused: {}", state.name(), e.getMessage());

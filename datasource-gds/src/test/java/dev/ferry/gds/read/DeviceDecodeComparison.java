@@ -70,7 +70,7 @@ public final class DeviceDecodeComparison
 {
     /** What one comparison over the corpora found. */
     public record Summary(List<String> compared, List<String> skipped, long deviceChunks, Map<String, Long> fallbacks, long decodedBytes, long hostToDeviceBytes,
-            long hostNanos, long deviceNanos)
+            long decodedHostBytes, long decodedDeviceBytes, long hostNanos, long deviceNanos)
     {
         public double hostGigabytesPerSecond()
         {
@@ -106,6 +106,8 @@ public final class DeviceDecodeComparison
         deviceNanos = 0;
         decodedBytes = 0;
         hostToDeviceBytes = 0;
+        decodedHostBytes = 0;
+        decodedDeviceBytes = 0;
         SparkSession spark = TestingSpark.start();
         spark.range(0, 5000, 1, 1).selectExpr(
                         "id",
@@ -163,15 +165,19 @@ public final class DeviceDecodeComparison
                 skipped.add(file.getFileName().toString());
             }
         }
-        long bytes = decodedBytes;
-        long copied = hostToDeviceBytes;
+        Summary summary = new Summary(compared, skipped, deviceChunks, fallbacks, decodedBytes, hostToDeviceBytes, decodedHostBytes, decodedDeviceBytes,
+                hostNanos, deviceNanos);
         decodedBytes = 0;
         hostToDeviceBytes = 0;
-        return new Summary(compared, skipped, deviceChunks, fallbacks, bytes, copied, hostNanos, deviceNanos);
+        decodedHostBytes = 0;
+        decodedDeviceBytes = 0;
+        return summary;
     }
 
     private static long decodedBytes;
     private static long hostToDeviceBytes;
+    private static long decodedHostBytes;
+    private static long decodedDeviceBytes;
 
     /**
      * Opens {@code path} (a file with more than one batch in its first row group), takes one device
@@ -181,28 +187,14 @@ public final class DeviceDecodeComparison
     public static DeviceBufferKernels firstDeviceBatchThenClose(DeviceRuntime deviceRuntime, Path path, Function<DeviceTarget, DeviceBufferKernels> kernels)
             throws IOException
     {
-        byte[] bytes = Files.readAllBytes(path);
         ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
         GdsReadSettings settings = settings();
-        SourceFile source = new SourceFile(path.toString(), bytes.length, InternalRow.empty(), List.of());
-        StructType schema;
-        FileSlice slice;
-        try (TestingParquetDataSource footerSource = source(bytes)) {
-            ParquetMetadata footer = FooterReader.read(footerSource, options, settings.footerTail(), new PrefetchedRanges());
-            schema = flatColumns(SchemaInference.dataSchema(List.of(new PlannedFile(source, footer)), SQLConf.get(), path.toString()));
-            int[] rowGroups = new int[footer.getBlocks().size()];
-            long rows = 0;
-            for (int index = 0; index < rowGroups.length; index++) {
-                rowGroups[index] = index;
-                rows += footer.getBlocks().get(index).getRowCount();
-            }
-            assertTrue(footer.getBlocks().get(0).getRowCount() > BATCH_ROWS, path + ": one batch must not cover the first row group");
-            slice = new FileSlice(source, rowGroups, bytes.length, rows);
-        }
+        OpenedFile opened = OpenedFile.of(path, settings, options);
+        assertTrue(opened.footer().getBlocks().get(0).getRowCount() > BATCH_ROWS, path + ": one batch must not cover the first row group");
         DeviceBufferKernels[] built = new DeviceBufferKernels[1];
         try (RootAllocator allocator = new RootAllocator();
                 DeviceStream stream = deviceRuntime.newStream(0);
-                ParquetSliceReader reader = new ParquetSliceReader(slice, source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty())) {
+                ParquetSliceReader reader = opened.reader(settings, options, allocator)) {
             reader.useDeviceKernels(target -> {
                 built[0] = kernels.apply(target);
                 return built[0];
@@ -214,37 +206,55 @@ public final class DeviceDecodeComparison
         return built[0];
     }
 
+    /** A file's bytes, its footer, its flat columns and a slice of all its row groups: what every comparison opens a file with. */
+    private record OpenedFile(byte[] bytes, SourceFile source, ParquetMetadata footer, StructType schema, FileSlice slice)
+    {
+        static OpenedFile of(Path path, GdsReadSettings settings, ParquetReadOptions options)
+                throws IOException
+        {
+            byte[] bytes = Files.readAllBytes(path);
+            SourceFile source = new SourceFile(path.toString(), bytes.length, InternalRow.empty(), List.of());
+            try (TestingParquetDataSource footerSource = DeviceDecodeComparison.source(bytes)) {
+                ParquetMetadata footer = FooterReader.read(footerSource, options, settings.footerTail(), new PrefetchedRanges());
+                StructType schema = flatColumns(SchemaInference.dataSchema(List.of(new PlannedFile(source, footer)), SQLConf.get(), path.toString()));
+                int[] rowGroups = new int[footer.getBlocks().size()];
+                long rows = 0;
+                for (int index = 0; index < rowGroups.length; index++) {
+                    rowGroups[index] = index;
+                    rows += footer.getBlocks().get(index).getRowCount();
+                }
+                return new OpenedFile(bytes, source, footer, schema, new FileSlice(source, rowGroups, bytes.length, rows));
+            }
+        }
+
+        ParquetSliceReader reader(GdsReadSettings settings, ParquetReadOptions options, RootAllocator allocator)
+                throws IOException
+        {
+            return new ParquetSliceReader(slice, DeviceDecodeComparison.source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty());
+        }
+    }
+
     /** Compares one file's flat columns host against device; empty when the host path refuses the file (the corpus holds broken and unsupported files). */
     private static Optional<Long> compare(Path path, Map<String, Long> fallbacks)
             throws IOException
     {
-        byte[] bytes = Files.readAllBytes(path);
         ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
         GdsReadSettings settings = settings();
-        SourceFile source = new SourceFile(path.toString(), bytes.length, InternalRow.empty(), List.of());
-        StructType schema;
-        FileSlice slice;
-        try (TestingParquetDataSource footerSource = source(bytes)) {
-            ParquetMetadata footer = FooterReader.read(footerSource, options, settings.footerTail(), new PrefetchedRanges());
-            schema = flatColumns(SchemaInference.dataSchema(List.of(new PlannedFile(source, footer)), SQLConf.get(), path.toString()));
-            int[] rowGroups = new int[footer.getBlocks().size()];
-            long rows = 0;
-            for (int index = 0; index < rowGroups.length; index++) {
-                rowGroups[index] = index;
-                rows += footer.getBlocks().get(index).getRowCount();
-            }
-            slice = new FileSlice(source, rowGroups, bytes.length, rows);
+        OpenedFile opened;
+        try {
+            opened = OpenedFile.of(path, settings, options);
         }
         catch (RuntimeException | IOException e) {
             return Optional.empty();
         }
+        StructType schema = opened.schema();
         if (schema.fields().length == 0) {
             return Optional.empty();
         }
         List<List<FieldVector>> hostBatches = new ArrayList<>();
         try (RootAllocator allocator = new RootAllocator()) {
             try {
-                try (ParquetSliceReader reader = new ParquetSliceReader(slice, source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty())) {
+                try (ParquetSliceReader reader = opened.reader(settings, options, allocator)) {
                     Optional<DecodedBatch> batch;
                     long began = System.nanoTime();
                     while ((batch = reader.next(BATCH_ROWS)).isPresent()) {
@@ -258,7 +268,7 @@ public final class DeviceDecodeComparison
                 return Optional.empty();
             }
             try {
-                return Optional.of(compareDevice(path, slice, bytes, settings, options, schema, allocator, hostBatches, fallbacks));
+                return Optional.of(compareDevice(path, opened, settings, options, allocator, hostBatches, fallbacks));
             }
             finally {
                 hostBatches.forEach(columns -> columns.forEach(FieldVector::close));
@@ -266,16 +276,19 @@ public final class DeviceDecodeComparison
         }
     }
 
-    private static long compareDevice(Path path, FileSlice slice, byte[] bytes, GdsReadSettings settings, ParquetReadOptions options, StructType schema,
-            RootAllocator allocator, List<List<FieldVector>> hostBatches, Map<String, Long> fallbacks)
+    private static long compareDevice(Path path, OpenedFile opened, GdsReadSettings settings, ParquetReadOptions options, RootAllocator allocator,
+            List<List<FieldVector>> hostBatches, Map<String, Long> fallbacks)
             throws IOException
     {
         String file = path.getFileName().toString();
+        StructType schema = opened.schema();
+        long hostDecoded;
+        long deviceDecoded;
         long copiedBefore = runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE);
         long uploaded = 0;
         long deviceChunks;
         try (DeviceStream stream = runtime.newStream(0);
-                ParquetSliceReader reader = new ParquetSliceReader(slice, source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty())) {
+                ParquetSliceReader reader = opened.reader(settings, options, allocator)) {
             DeviceTarget target = new DeviceTarget(runtime, 0, stream);
             List<DeviceBufferKernels> kernels = new ArrayList<>();
             kernelFactory.ifPresent(factory -> reader.useDeviceKernels(forTarget -> {
@@ -309,7 +322,9 @@ public final class DeviceDecodeComparison
                 fallbacks.merge(entry.getKey(), entry.getValue(), Long::sum);
                 fallbackChunks += entry.getValue();
             }
-            deviceChunks = (long) batchIndex * schema.fields().length - fallbackChunks;
+            deviceChunks = (long) reader.rowGroupsStarted() * schema.fields().length - fallbackChunks;
+            hostDecoded = reader.decodedHostBytes();
+            deviceDecoded = reader.decodedDeviceBytes();
             for (DeviceBufferKernels built : kernels) {
                 if (built instanceof KernelEmulation emulation) {
                     assertEquals(0, emulation.allocatedBytes(), file + ": emulated device memory left behind");
@@ -320,9 +335,13 @@ public final class DeviceDecodeComparison
                 }
             }
         }
+        long copied = runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE) - copiedBefore;
         decodedBytes += uploaded;
-        hostToDeviceBytes += runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE) - copiedBefore;
-        assertTrue(uploaded <= runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE) - copiedBefore, file + ": compared bytes reached the device");
+        hostToDeviceBytes += copied;
+        decodedHostBytes += hostDecoded;
+        decodedDeviceBytes += deviceDecoded;
+        assertEquals(uploaded, hostDecoded + deviceDecoded, file + ": every compared byte was counted as decoded into host or device memory");
+        assertTrue(hostDecoded <= copied, file + ": bytes decoded on the host reached the device by a counted copy");
         return deviceChunks;
     }
 

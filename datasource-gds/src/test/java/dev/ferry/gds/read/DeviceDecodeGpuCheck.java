@@ -35,10 +35,10 @@ public class DeviceDecodeGpuCheck
             assumeTrue("cuda".equals(runtime.backendName()), "the cuda backend did not start: " + runtime.selectionReason());
             DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(runtime, Optional.empty(), directory);
             System.out.println("device decode: PASS " + summary.compared().size() + " files byte for byte, " + summary.deviceChunks()
-                    + " column batches on the CUDA kernels; CPU fallbacks by reason: " + summary.fallbacks());
+                    + " column chunks on the CUDA kernels; CPU fallbacks by reason: " + summary.fallbacks());
             System.out.printf("device decode: %.3f GB/s decoded on the device path (kernels + page upload), %.3f GB/s on the CPU decoder, %d decoded bytes%n",
                     summary.deviceGigabytesPerSecond(), summary.hostGigabytesPerSecond(), summary.decodedBytes());
-            assertTrue(summary.deviceChunks() > 0, "no column batch took the CUDA kernels: " + summary.fallbacks());
+            assertTrue(summary.deviceChunks() > 0, "no column chunk took the CUDA kernels: " + summary.fallbacks());
             assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
         }
     }

@@ -45,11 +45,11 @@ class TestDeviceDecoderOnEmulatedKernels
             throws Exception
     {
         DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(runtime, Optional.of(EmulatedDeviceKernels::new), directory);
-        System.out.println("device decoder (emulated kernels): " + summary.deviceChunks() + " column batches decoded by the kernels over "
+        System.out.println("device decoder (emulated kernels): " + summary.deviceChunks() + " column chunks decoded by the kernels over "
                 + summary.compared().size() + " files; CPU fallbacks by reason: " + summary.fallbacks());
         assertTrue(summary.compared().size() >= 40, "files compared: " + summary.compared() + "; skipped: " + summary.skipped());
         assertTrue(summary.compared().stream().anyMatch(name -> name.startsWith("part-")), "Spark-written files are compared: " + summary.compared());
-        assertTrue(summary.deviceChunks() > 500, "column batches the kernels decoded: " + summary.deviceChunks());
+        assertTrue(summary.deviceChunks() > 300, "column chunks the kernels decoded (fallbacks count once per chunk): " + summary.deviceChunks());
         Map<String, Long> fallbacks = summary.fallbacks();
         assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("encoding DELTA")), "DELTA_* chunks fall back: " + fallbacks);
         assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("type ")), "converted types fall back: " + fallbacks);

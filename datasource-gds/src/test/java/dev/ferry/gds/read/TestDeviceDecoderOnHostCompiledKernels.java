@@ -49,10 +49,10 @@ class TestDeviceDecoderOnHostCompiledKernels
             throws Exception
     {
         DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(runtime, Optional.of(HostCompiledKernels::new), directory);
-        System.out.println("device decoder (CUDA C sources on the host): " + summary.deviceChunks() + " column batches decoded by the kernels over "
+        System.out.println("device decoder (CUDA C sources on the host): " + summary.deviceChunks() + " column chunks decoded by the kernels over "
                 + summary.compared().size() + " files");
         assertTrue(summary.compared().size() >= 40, "files compared: " + summary.compared() + "; skipped: " + summary.skipped());
-        assertTrue(summary.deviceChunks() > 500, "column batches the kernels decoded: " + summary.deviceChunks());
+        assertTrue(summary.deviceChunks() > 300, "column chunks the kernels decoded (fallbacks count once per chunk): " + summary.deviceChunks());
         assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 }

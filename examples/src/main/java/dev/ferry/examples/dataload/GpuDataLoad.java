@@ -6,27 +6,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 import dev.ferry.examples.launch.SparkJvm;
-import dev.ferry.gds.GdsConfigKeys;
-import dev.ferry.gds.device.DeviceBatchUploader;
-import dev.ferry.topology.route.FileConsumer;
-import org.apache.spark.rdd.RDD;
-import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Row;
+import dev.ferry.gds.api.DeviceBatches;
+import dev.ferry.gds.api.DevicePartition;
+import dev.ferry.gds.api.DevicePartitionFunction;
+import dev.ferry.gds.api.ExportedDeviceBatch;
+import dev.ferry.gds.api.PartitionResult;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.execution.SparkPlan;
-import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ColumnarBatch;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * GPU data loading: reads Parquet with the {@code gds} reader, keeps each batch in device memory
- * (the executor's device runtime: {@code cuda} on a GPU, {@code simulated} without one), and hands it
- * to a consumer as an Arrow C Device Data Interface {@code ArrowDeviceArray}
+ * GPU data loading, the example of {@link DeviceBatches}: reads Parquet with the {@code gds} reader
+ * as a device consumer, each task decoding its row groups into its GPU's memory (the executor's device
+ * runtime: {@code cuda} on a GPU, {@code simulated} without one; no row is repacked), and hands every
+ * batch to a consumer as an Arrow C Device Data Interface {@code ArrowDeviceArray}
  * ({@code ARROW_DEVICE_CUDA} with device pointers on cuda; on backends that lend no device address,
  * a host copy as {@code ARROW_DEVICE_CPU}, with the reason logged and counted). The consumer here
  * sums every column through that layout, and the sums are checked against Spark's own reader.
@@ -43,7 +40,7 @@ public final class GpuDataLoad
     private GpuDataLoad() {}
 
     /** What a run found: the scan's description (route and consumer), the merged task results and whether they match Spark's reader. */
-    record Outcome(String scan, List<PartitionLoad.Result> tasks, ColumnChecksums checksums, List<String> mismatches)
+    record Outcome(String scan, List<PartitionResult<ColumnChecksums>> tasks, ColumnChecksums checksums, List<String> mismatches)
     {
     }
 
@@ -122,53 +119,56 @@ public final class GpuDataLoad
                 .write().mode(SaveMode.Overwrite).parquet(path.toString());
     }
 
-    /** Loads {@code input} onto the device batch by batch and checks what the consumer saw against Spark's own Parquet reader. */
+    /**
+     * Loads {@code input} onto the device through {@link DeviceBatches}: each task's batches are read
+     * and decoded into its GPU's memory and handed to the consumer as ArrowDeviceArrays; what the
+     * consumer saw is checked against Spark's own Parquet reader.
+     */
     static Outcome run(SparkSession spark, Path input)
     {
-        // A device consumer: the batches are kept in GPU memory, so the reader's auto route may take GDS or BOUNCE
-        Dataset<Row> table = spark.read().format("gds").option(GdsConfigKeys.CONSUMER.name(), FileConsumer.DEVICE.name().toLowerCase(Locale.ROOT))
-                .load(input.toString());
-        SparkPlan plan = table.queryExecution().executedPlan();
-        BatchScanExec scan = findScan(plan);
-        StructType schema = scan.schema();
-        DeviceBatchUploader.checkSchema(schema);
-        Map<String, String> deviceConf = new TreeMap<>();
-        for (Map.Entry<String, String> entry : CollectionConverters.asJava(spark.conf().getAll()).entrySet()) {
-            if (entry.getKey().startsWith("spark.ferry.device")) {
-                deviceConf.put(entry.getKey(), entry.getValue());
-            }
-        }
-        RDD<ColumnarBatch> batches = scan.executeColumnar();
-        List<PartitionLoad.Result> tasks = batches.toJavaRDD().mapPartitions(new PartitionLoad(schema, deviceConf)).collect();
+        DeviceBatches.DeviceScan scan = DeviceBatches.scan(spark, input.toString(), List.of(), Map.of());
+        List<PartitionResult<ColumnChecksums>> tasks = scan.forEachPartition(new SumColumns());
+        StructType schema = spark.read().parquet(input.toString()).schema();
         ColumnChecksums total = new ColumnChecksums(schema);
-        tasks.forEach(task -> total.merge(task.checksums()));
-        return new Outcome(scan.scan().description(), tasks, total, SparkReference.compare(spark, input, schema, total));
+        tasks.forEach(task -> total.merge(task.value()));
+        return new Outcome(scan.description(), tasks, total, SparkReference.compare(spark, input, schema, total));
     }
 
-    private static BatchScanExec findScan(SparkPlan plan)
+    /** The consumer of one partition: sums every batch through the ArrowDeviceArray layout, then releases it. */
+    private static final class SumColumns
+            implements DevicePartitionFunction<ColumnChecksums>
     {
-        if (plan instanceof BatchScanExec scan) {
-            return scan;
-        }
-        for (SparkPlan child : CollectionConverters.asJava(plan.children())) {
-            try {
-                return findScan(child);
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public ColumnChecksums call(DevicePartition partition)
+                throws Exception
+        {
+            ColumnChecksums checksums = new ColumnChecksums(partition.schema());
+            Optional<ExportedDeviceBatch> batch;
+            while ((batch = partition.nextBatch()).isPresent()) {
+                checksums.accept(batch.get().address(), partition.schema());
             }
-            catch (IllegalStateException e) {
-                // not under this child
-            }
+            return checksums;
         }
-        throw new IllegalStateException("No gds scan in the plan:\n" + plan);
     }
 
     private static void print(Outcome outcome)
     {
         ColumnChecksums sums = outcome.checksums();
-        outcome.tasks().stream().map(task -> task.backend() + ": handed over as " + task.deviceType() + (task.reason().isEmpty() ? "" : " (" + task.reason() + ")"))
+        outcome.tasks().stream().map(task -> task.backend() + ": handed over as " + task.exportedAs() + (task.exportReason().isEmpty() ? "" : " (" + task.exportReason() + ")"))
                 .distinct().forEach(line -> System.out.println("device batches: " + line));
-        long deviceBytes = outcome.tasks().stream().mapToLong(PartitionLoad.Result::deviceBytes).sum();
-        System.out.printf(Locale.ROOT, "%d rows in %d batches, %,d bytes kept in device memory; %d batches readable by the host consumer, %d device-resident%n",
-                sums.rows(), sums.batches(), deviceBytes, sums.hostBatches(), sums.deviceResidentBatches());
+        long deviceBytes = outcome.tasks().stream().mapToLong(PartitionResult::deviceBytes).sum();
+        long decodedOnDevice = outcome.tasks().stream().mapToLong(PartitionResult::decodedDeviceBytes).sum();
+        long decodedOnHost = outcome.tasks().stream().mapToLong(PartitionResult::decodedHostBytes).sum();
+        Map<String, Long> fallbacks = new TreeMap<>();
+        outcome.tasks().forEach(task -> task.deviceFallbacks().forEach((reason, chunks) -> fallbacks.merge(reason, chunks, Long::sum)));
+        Map<String, Long> routes = new TreeMap<>();
+        outcome.tasks().forEach(task -> task.bytesByRoute().forEach((route, bytes) -> routes.merge(route, bytes, Long::sum)));
+        System.out.println("scan: " + outcome.scan());
+        System.out.printf(Locale.ROOT, "%d rows in %d batches, %,d bytes kept in device memory (%,d decoded into device memory, %,d decoded on the host and uploaded);"
+                + " file bytes by route %s; device fallbacks %s; %d batches readable by the host consumer, %d device-resident%n",
+                sums.rows(), sums.batches(), deviceBytes, decodedOnDevice, decodedOnHost, routes, fallbacks, sums.hostBatches(), sums.deviceResidentBatches());
         for (ColumnChecksums.Column column : sums.columns()) {
             System.out.printf(Locale.ROOT, "  %-10s valid=%d intSum=%d doubleSum=%.3f utf8Bytes=%d%n", column.name(), column.valid(), column.integerSum(),
                     column.doubleSum(), column.utf8Bytes());

@@ -1,19 +1,28 @@
 package dev.ferry.examples.dataload;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceStream;
 import dev.ferry.gds.device.ArrowDeviceArrayLayout;
 import dev.ferry.gds.device.ArrowDeviceArrayView;
+import dev.ferry.gds.device.ArrowDeviceUpload;
 import dev.ferry.gds.device.DeviceBatch;
 import dev.ferry.gds.device.DeviceBatchExport;
-import dev.ferry.gds.device.DeviceBatchUploader;
-import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import dev.ferry.gds.device.DeviceColumn;
+import dev.ferry.gds.device.DeviceTarget;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.Float8Vector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.complex.ListVector;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.vectorized.ColumnVector;
-import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A batch through the simulated device and out as an ArrowDeviceArray, read back only through the struct's offsets. */
+/** Arrow columns in simulated device memory, out as an ArrowDeviceArray, read back only through the struct's offsets. */
 class TestDeviceBatchLayout
 {
     private static final StructType SCHEMA = new StructType()
@@ -34,33 +43,36 @@ class TestDeviceBatchLayout
     void consumerReadsEveryValueAndNullThroughTheDeviceArrayLayout()
     {
         int rows = 5;
-        OnHeapColumnVector id = new OnHeapColumnVector(rows, DataTypes.LongType);
-        OnHeapColumnVector quantity = new OnHeapColumnVector(rows, DataTypes.IntegerType);
-        OnHeapColumnVector price = new OnHeapColumnVector(rows, DataTypes.DoubleType);
-        OnHeapColumnVector comment = new OnHeapColumnVector(rows, DataTypes.StringType);
         String[] comments = {"a", "", null, "héllo", "zz"};
-        for (int row = 0; row < rows; row++) {
-            id.putLong(row, 1L << (40 + row));
-            if (row == 1) {
-                quantity.putNull(row);
-                price.putNull(row);
+        try (RootAllocator allocator = new RootAllocator();
+                BigIntVector id = new BigIntVector("id", allocator);
+                IntVector quantity = new IntVector("quantity", allocator);
+                Float8Vector price = new Float8Vector("price", allocator);
+                VarCharVector comment = new VarCharVector("comment", allocator);
+                DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated")))) {
+            for (int row = 0; row < rows; row++) {
+                id.setSafe(row, 1L << (40 + row));
+                if (row == 1) {
+                    quantity.setNull(row);
+                    price.setNull(row);
+                }
+                else {
+                    quantity.setSafe(row, -row * 7);
+                    price.setSafe(row, row + 0.25);
+                }
+                if (comments[row] == null) {
+                    comment.setNull(row);
+                }
+                else {
+                    comment.setSafe(row, comments[row].getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                }
             }
-            else {
-                quantity.putInt(row, -row * 7);
-                price.putDouble(row, row + 0.25);
+            for (FieldVector vector : List.<FieldVector>of(id, quantity, price, comment)) {
+                vector.setValueCount(rows);
             }
-            if (comments[row] == null) {
-                comment.putNull(row);
-            }
-            else {
-                comment.putByteArray(row, comments[row].getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            }
-        }
-        ColumnarBatch batch = new ColumnarBatch(new ColumnVector[] {id, quantity, price, comment}, rows);
-        try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated")))) {
             assertEquals("simulated", runtime.backendName());
             long fallbacksBefore = DeviceBatchExport.hostFallbacks();
-            try (DeviceBatch onDevice = new DeviceBatchUploader(runtime, 1).upload(batch, SCHEMA);
+            try (DeviceBatch onDevice = onDevice(runtime, 1, rows, List.of(id, quantity, price, comment));
                     DeviceBatchExport export = DeviceBatchExport.export(runtime, onDevice)) {
                 assertTrue(onDevice.columns().get(0).buffers().get(1).location().isDevice(), "the values must sit in (simulated) device memory");
                 assertEquals(1, onDevice.device());
@@ -105,24 +117,20 @@ class TestDeviceBatchLayout
                 assertTrue(view.released());
             }
         }
-        finally {
-            batch.close();
-        }
     }
 
     @Test
     void closeReleasesAnArrayNoConsumerReleased()
     {
-        OnHeapColumnVector ids = new OnHeapColumnVector(3, DataTypes.LongType);
-        for (int row = 0; row < 3; row++) {
-            ids.putLong(row, row);
-        }
-        ColumnVector[] vectors = {ids};
-        StructType schema = new StructType().add("id", DataTypes.LongType);
-        ColumnarBatch batch = new ColumnarBatch(vectors, 3);
-        try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated")))) {
+        try (RootAllocator allocator = new RootAllocator();
+                BigIntVector ids = new BigIntVector("id", allocator);
+                DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated")))) {
+            for (int row = 0; row < 3; row++) {
+                ids.setSafe(row, row);
+            }
+            ids.setValueCount(3);
             DeviceBatchExport export;
-            try (DeviceBatch onDevice = new DeviceBatchUploader(runtime, 0).upload(batch, schema)) {
+            try (DeviceBatch onDevice = onDevice(runtime, 0, 3, List.of(ids))) {
                 export = DeviceBatchExport.export(runtime, onDevice);
                 assertFalse(export.released());
                 export.close();
@@ -131,17 +139,30 @@ class TestDeviceBatchLayout
             assertThrows(IllegalStateException.class, export::address);
             export.close();
         }
-        finally {
-            batch.close();
+    }
+
+    /** The vectors' buffers copied into {@code device}'s memory as a device batch, the layout every device decoder writes. */
+    private static DeviceBatch onDevice(DeviceRuntime runtime, int device, int rows, List<FieldVector> vectors)
+    {
+        List<DeviceColumn> columns = new ArrayList<>();
+        try (DeviceStream stream = runtime.newStream(device)) {
+            DeviceTarget target = new DeviceTarget(runtime, device, stream);
+            for (FieldVector vector : vectors) {
+                columns.add(ArrowDeviceUpload.upload(vector, SCHEMA.apply(vector.getName()).dataType(), target));
+            }
+            stream.synchronize();
         }
+        return new DeviceBatch(device, rows, columns);
     }
 
     @Test
-    void refusesColumnTypesItDoesNotLayOut()
+    void refusesColumnsWithoutAFlatLayout()
     {
-        IllegalArgumentException error = assertThrows(IllegalArgumentException.class,
-                () -> DeviceBatchUploader.checkSchema(new StructType().add("amount", DataTypes.createDecimalType(12, 2))));
-        assertTrue(error.getMessage().contains("amount"), error.getMessage());
-        assertFalse(DeviceBatchUploader.SUPPORTED.contains(DataTypes.BinaryType));
+        try (RootAllocator allocator = new RootAllocator();
+                ListVector amounts = ListVector.empty("amounts", allocator)) {
+            amounts.setValueCount(0);
+            IllegalArgumentException error = assertThrows(IllegalArgumentException.class, () -> ArrowDeviceUpload.lengths(amounts));
+            assertTrue(error.getMessage().contains("amounts") && error.getMessage().contains("flat"), error.getMessage());
+        }
     }
 }

@@ -2,6 +2,7 @@ package dev.ferry.examples.dataload;
 
 import java.nio.file.Path;
 
+import dev.ferry.gds.api.PartitionResult;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -9,7 +10,10 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The data-loading example on the simulated backend: gds reader, device batches, a consumer that checks every column against Spark. */
+/**
+ * The data-loading example on the simulated backend: DeviceBatches over the gds reader, every batch
+ * decoded straight into (simulated) device memory, a consumer that checks every column against Spark.
+ */
 class TestGpuDataLoad
 {
     @Test
@@ -29,15 +33,21 @@ class TestGpuDataLoad
             assertTrue(outcome.mismatches().isEmpty(), String.join("\n", outcome.mismatches()));
             assertEquals(20_000, outcome.checksums().rows());
             // A device consumer: the reader's auto route is chosen for it, and says so
-            assertTrue(outcome.scan().contains("consumer=device") && outcome.scan().contains("for a device consumer, decoded on the host, batches uploaded"),
+            assertTrue(outcome.scan().contains("consumer=device") && outcome.scan().contains("for a device consumer, DeviceBatches decode on the device"),
                     outcome.scan());
+            // The sample's chunks are all PLAIN or dictionary-encoded flat columns: the explain string expects no fallback.
+            assertTrue(outcome.scan().contains("deviceFallbacks=0/"), outcome.scan());
             assertTrue(outcome.checksums().batches() >= 20, "batches: " + outcome.checksums().batches());
             assertEquals(outcome.checksums().batches(), outcome.checksums().hostBatches());
-            for (PartitionLoad.Result task : outcome.tasks()) {
+            for (PartitionResult<ColumnChecksums> task : outcome.tasks()) {
                 assertEquals("simulated", task.backend());
-                assertEquals("ARROW_DEVICE_CPU", task.deviceType());
-                assertTrue(task.reason().contains("lends no device address"), task.reason());
+                assertEquals("ARROW_DEVICE_CPU", task.exportedAs());
+                assertTrue(task.exportReason().contains("lends no device address"), task.exportReason());
                 assertTrue(task.deviceBytes() > 0, "nothing was kept in device memory");
+                // No row repacked, nothing decoded on the host: every byte of the batches was decoded into device memory.
+                assertEquals(0, task.decodedHostBytes(), task.toString());
+                assertEquals(task.deviceBytes(), task.decodedDeviceBytes(), task.toString());
+                assertEquals(0, task.fallbackChunks(), task.toString());
             }
             // Every column has nulls in the sample: the validity bitmaps were read, not skipped.
             outcome.checksums().columns().stream().skip(1).forEach(column -> assertTrue(column.valid() < 20_000, column.toString()));

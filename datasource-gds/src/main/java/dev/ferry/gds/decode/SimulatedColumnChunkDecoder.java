@@ -1,0 +1,144 @@
+package dev.ferry.gds.decode;
+
+import dev.ferry.gds.device.DeviceColumn;
+import dev.ferry.gds.device.DeviceTarget;
+import dev.ferry.gds.device.SimulatedDeviceArrow;
+import dev.ferry.gds.io.PageArrays;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.parquet.VersionParser;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.spark.sql.types.StructField;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The simulated backend's device decoder: the CPU decoder writing its Arrow buffers straight into
+ * simulated device memory ({@link SimulatedDeviceArrow}), so a device batch's decoded bytes never
+ * sit in host memory, as with the CUDA kernels. It takes the chunks the shared rule
+ * ({@link DeviceDecodeSupport}) takes and refuses the others with the same reasons, so fallbacks
+ * and counters run in CI as they would on a GPU. The pages of a chunk it decodes are copied into
+ * device memory as they are read ({@link UploadedPages}), the upload the cuda decoder makes, so the
+ * simulation counts that crossing too. Owns its allocator over the target's memory, made on the
+ * first device batch and closed by {@link #release}.
+ */
+final class SimulatedColumnChunkDecoder
+        implements ColumnChunkDecoder
+{
+    private final CpuColumnChunkDecoder cpu;
+    private final DeviceTarget target;
+    private SimulatedDeviceArrow deviceArrow;
+
+    SimulatedColumnChunkDecoder(CpuColumnChunkDecoder cpu, DeviceTarget target)
+    {
+        this.cpu = requireNonNull(cpu, "cpu is null");
+        this.target = requireNonNull(target, "target is null");
+    }
+
+    @Override
+    public StructField field()
+    {
+        return cpu.field();
+    }
+
+    @Override
+    public DecodeSupport deviceSupport(Map<ColumnPath, Set<Encoding>> encodings)
+    {
+        return cpu.deviceSupport(encodings);
+    }
+
+    @Override
+    public boolean canSkipRows(Map<ColumnPath, Set<Encoding>> encodings)
+    {
+        return cpu.canSkipRows(encodings);
+    }
+
+    @Override
+    public void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, PageChecks checks, Map<ColumnPath, Set<Encoding>> encodings,
+            long[] rangeFrom, long[] rangeTo, PageArrays pageArrays)
+    {
+        // A chunk decoded into device memory has its pages uploaded first, as on cuda: that crossing is counted here too.
+        boolean deviceChunk = cpu.leaves().size() == 1 && cpu.deviceSupport(encodings).supported();
+        cpu.start(deviceChunk ? new UploadedPages(pages, cpu.leaves().get(0).descriptor, target) : pages, writerVersion, checks, encodings, rangeFrom, rangeTo,
+                pageArrays);
+    }
+
+    @Override
+    public FieldVector decode(int rows, BufferAllocator allocator, String timeZone, String file)
+    {
+        return cpu.decode(rows, allocator, timeZone, file);
+    }
+
+    /** Decodes into vectors whose buffers are the target's simulated device memory; {@code staging} is not used. */
+    @Override
+    public DeviceColumn decodeToDevice(int rows, DeviceTarget target, BufferAllocator staging, String timeZone, String file)
+    {
+        SimulatedDeviceArrow arrow = deviceArrow(target);
+        try (FieldVector vector = cpu.decode(rows, arrow.allocator(), timeZone, file)) {
+            return arrow.column(vector, field().dataType(), target);
+        }
+    }
+
+    @Override
+    public boolean decodesIntoDeviceMemory()
+    {
+        return true;
+    }
+
+    private SimulatedDeviceArrow deviceArrow(DeviceTarget requested)
+    {
+        if (!target.equals(requested)) {
+            throw new IllegalStateException("column " + field().name() + " decodes for " + target + ", not " + requested);
+        }
+        if (deviceArrow == null) {
+            deviceArrow = new SimulatedDeviceArrow(target);
+        }
+        return deviceArrow;
+    }
+
+    @Override
+    public boolean canDecodeSelected()
+    {
+        return cpu.canDecodeSelected();
+    }
+
+    @Override
+    public FieldVector decodeSelected(int rows, int[] selected, int count, BufferAllocator allocator, String timeZone, String file)
+    {
+        return cpu.decodeSelected(rows, selected, count, allocator, timeZone, file);
+    }
+
+    @Override
+    public void checkExhausted(String file, long rowGroupOffset)
+    {
+        cpu.checkExhausted(file, rowGroupOffset);
+    }
+
+    @Override
+    public String position()
+    {
+        return cpu.position();
+    }
+
+    @Override
+    public List<String> leafPaths()
+    {
+        return cpu.leafPaths();
+    }
+
+    @Override
+    public void release()
+    {
+        cpu.release();
+        if (deviceArrow != null) {
+            deviceArrow.close();
+            deviceArrow = null;
+        }
+    }
+}
