@@ -108,6 +108,9 @@ final class RandomBatch
             else if (width == 8) {
                 values.putLong(type.equals(DataTypes.LongType) ? random.nextLong() : random.nextLong() % 4_000_000_000_000_000L);
             }
+            else if (width == 2) {
+                values.putShort((short) random.nextInt());
+            }
             else {
                 throw new IllegalArgumentException("no generator for " + type);
             }
