@@ -181,6 +181,15 @@ if [ "$FULL" = 1 ]; then
     stage device-decode 150 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CORPUS_ROOT:$CP" "${JUNIT[@]}" \
         --select-class dev.ferry.gds.read.DeviceDecodeGpuCheck --reports-dir "$OUT/junit-device-decode"
 
+    # 4c. The partition kernels (issue 18 item 5): spark_partition.cu compiled by NVRTC and launched through the driver
+    #     API by DeviceBatchRepartitioner on device batches: every key kind and a two-key case against the Java
+    #     reference (Spark's Murmur3/pmod partition ids, input order within partitions, every column byte for byte),
+    #     then 2M rows into 64 partitions timed (rows/s, GB/s) beside the D2D copy rate measured in the same run.
+    #     --device simulated runs the same check on the kernels' Java emulation (100k rows timed), the dry run here.
+    PARTITION_ROWS=$([ "$DEVICE" = cuda ] && echo 2097152 || echo 100000)
+    stage partition 120 "$JAVA" "${JAVA_OPTS[@]}" -Dferry.partition.check.backend="$DEVICE" -Dferry.partition.check.rows="$PARTITION_ROWS" -cp "$CP" "${JUNIT[@]}" \
+        --select-class dev.ferry.gds.repartition.PartitionGpuCheck --reports-dir "$OUT/junit-partition"
+
     # 5. The shuffle with stage=device against Spark's sort shuffle: the benchmark's queries in local mode (results
     #    compared by the benchmark), then a group-by over two executor JVMs on the one GPU, placed on two GPUs of a
     #    topology file's node so their blocks take the device routes (CUDA IPC across the JVMs, imported on the

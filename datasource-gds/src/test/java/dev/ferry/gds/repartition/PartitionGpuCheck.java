@@ -1,0 +1,134 @@
+package dev.ferry.gds.repartition;
+
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceStream;
+import dev.ferry.device.kernel.KernelAvailability;
+import dev.ferry.device.kernel.KernelProbe;
+import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.device.partition.DevicePartitioners;
+import dev.ferry.device.partition.PartitionReference;
+import dev.ferry.gds.device.DeviceBatch;
+import dev.ferry.gds.device.DeviceTarget;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The gpu-check stage {@code partition} (not in the build's suites: its name matches no test
+ * pattern): on the cuda backend {@code spark_partition.cu} runs on the GPU (NVRTC, driver API)
+ * through {@link DeviceBatchRepartitioner}; every key kind and a two-key case must equal the Java
+ * reference (partition ids, input order within partitions, every column byte for byte), then the
+ * repartition of a larger batch is timed (rows/s and GB/s of input column bytes) beside this
+ * device's D2D copy rate measured in the same run. Skipped, with the reason, where the kernels
+ * cannot run (the simulated dry run).
+ */
+public class PartitionGpuCheck
+{
+    private static final List<StructField> FIELDS = List.of(
+            DataTypes.createStructField("i", DataTypes.IntegerType, true),
+            DataTypes.createStructField("l", DataTypes.LongType, true),
+            DataTypes.createStructField("s", DataTypes.StringType, true),
+            DataTypes.createStructField("d", DataTypes.DateType, true),
+            DataTypes.createStructField("t", DataTypes.TimestampType, true),
+            DataTypes.createStructField("small", DataTypes.createDecimalType(10, 2), true),
+            DataTypes.createStructField("large", DataTypes.createDecimalType(30, 5), true),
+            DataTypes.createStructField("b", DataTypes.BooleanType, true),
+            DataTypes.createStructField("f", DataTypes.FloatType, true),
+            DataTypes.createStructField("x", DataTypes.DoubleType, true));
+
+    @Test
+    public void cudaPartitionKernelsEqualTheReference()
+    {
+        // -Dferry.partition.check.backend=simulated runs the same check on the emulation here (a dry run of this class).
+        String backend = System.getProperty("ferry.partition.check.backend", "cuda");
+        if (backend.equals("cuda")) {
+            // Before the runtime: spark.ferry.device=cuda refuses to start where CUDA is missing, and the dry run has none.
+            KernelAvailability kernels = KernelProbe.availability();
+            if (!kernels.available()) {
+                System.out.println("partition: unavailable: CUDA kernels unavailable: " + kernels.reason());
+            }
+            assumeTrue(kernels.available(), () -> "partition: CUDA kernels unavailable: " + kernels.reason());
+        }
+        try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", backend, "spark.ferry.device.simulated.capacity", "1g")))) {
+            assumeTrue(backend.equals(runtime.backendName()), "the " + backend + " backend did not start: " + runtime.selectionReason());
+            DevicePartitioners.Choice choice = DevicePartitioners.choose(runtime, 0);
+            choice.partitioner().ifPresentOrElse(partitioner -> System.out.println("partition: kernels " + partitioner.describe()),
+                    () -> System.out.println("partition: unavailable: " + choice.reason()));
+            assumeTrue(choice.partitioner().isPresent(), () -> "partition: " + choice.reason());
+            try (DeviceStream stream = runtime.newStream(0)) {
+                DeviceTarget target = new DeviceTarget(runtime, 0, stream);
+                DeviceBatchRepartitioner repartitioner = new DeviceBatchRepartitioner(target, choice.partitioner().get());
+                Random random = new Random(18);
+                int cases = 0;
+                for (int key = 0; key < FIELDS.size(); key++) {
+                    check(repartitioner, target, RandomBatch.generate(random, 5000, FIELDS), new int[] {key}, 17);
+                    cases++;
+                }
+                check(repartitioner, target, RandomBatch.generate(random, 70_000, FIELDS), new int[] {2, 0}, 200);
+                cases++;
+                System.out.println("partition: PASS " + cases + " cases equal the Java reference (ids, order, bytes)");
+                throughput(runtime, repartitioner, target, random);
+            }
+            assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        }
+    }
+
+    private static void check(DeviceBatchRepartitioner repartitioner, DeviceTarget target, RandomBatch input, int[] keys, int partitions)
+    {
+        int[] expected = PartitionReference.partitionIds(input.keys(keys), input.rows, partitions);
+        try (DeviceBatch batch = input.upload(target)) {
+            List<DeviceBatch> outputs = repartitioner.repartition(batch, keys, partitions);
+            try {
+                input.check(outputs, expected, partitions, target);
+            }
+            finally {
+                outputs.forEach(DeviceBatch::close);
+            }
+        }
+    }
+
+    private static void throughput(DeviceRuntime runtime, DeviceBatchRepartitioner repartitioner, DeviceTarget target, Random random)
+    {
+        int rows = Integer.getInteger("ferry.partition.check.rows", 1 << 21);
+        int partitions = 64;
+        List<StructField> fields = List.of(FIELDS.get(0), FIELDS.get(1), FIELDS.get(2), FIELDS.get(5));
+        RandomBatch input = RandomBatch.generate(random, rows, fields);
+        try (DeviceBatch batch = input.upload(target)) {
+            long bytes = batch.bytes();
+            double best = Double.MAX_VALUE;
+            for (int run = 0; run < 4; run++) {
+                long began = System.nanoTime();
+                List<DeviceBatch> outputs = repartitioner.repartition(batch, new int[] {0, 2}, partitions);
+                double seconds = (System.nanoTime() - began) / 1e9;
+                outputs.forEach(DeviceBatch::close);
+                // The first run compiles nothing (the cases above did) but warms the allocator; keep the best.
+                best = Math.min(best, seconds);
+            }
+            System.out.printf("partition: %d rows x %d columns (%d bytes) into %d partitions by (i, s): best of 4 %.4f s, %.1f Mrows/s, %.3f GB/s%n",
+                    rows, fields.size(), bytes, partitions, best, rows / best / 1e6, bytes / best / 1e9);
+            System.out.printf("partition: D2D copy on this device: %.3f GB/s (the rate a gather of the same bytes is measured against)%n", copyRate(runtime, target, bytes));
+        }
+    }
+
+    private static double copyRate(DeviceRuntime runtime, DeviceTarget target, long bytes)
+    {
+        try (DeviceBuffer source = runtime.deviceAllocator(0).allocate(bytes); DeviceBuffer copy = runtime.deviceAllocator(0).allocate(bytes)) {
+            double best = Double.MAX_VALUE;
+            for (int run = 0; run < 5; run++) {
+                long began = System.nanoTime();
+                target.stream().copy(source, 0, copy, 0, bytes);
+                target.stream().synchronize();
+                best = Math.min(best, (System.nanoTime() - began) / 1e9);
+            }
+            return bytes / best / 1e9;
+        }
+    }
+}
