@@ -190,6 +190,12 @@ if [ "$FULL" = 1 ]; then
     stage partition 120 "$JAVA" "${JAVA_OPTS[@]}" -Dferry.partition.check.backend="$DEVICE" -Dferry.partition.check.rows="$PARTITION_ROWS" -cp "$CP" "${JUNIT[@]}" \
         --select-class dev.ferry.gds.repartition.PartitionGpuCheck --reports-dir "$OUT/junit-partition"
 
+    # 4d. The consumer API (issue 18 item 4): DeviceBatches over a Spark-written sample on the cuda backend, decoded by
+    #     the kernels into GPU memory and handed over as ARROW_DEVICE_CUDA arrays (device pointers, no host copy; the
+    #     decoded-byte counters say where every byte went). Skipped with the reason where the kernels cannot run.
+    stage device-batches 150 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CP" "${JUNIT[@]}" \
+        --select-class dev.ferry.gds.api.DeviceBatchesGpuCheck --reports-dir "$OUT/junit-device-batches"
+
     # 5. The shuffle with stage=device against Spark's sort shuffle: the benchmark's queries in local mode (results
     #    compared by the benchmark), then a group-by over two executor JVMs on the one GPU, placed on two GPUs of a
     #    topology file's node so their blocks take the device routes (CUDA IPC across the JVMs, imported on the
