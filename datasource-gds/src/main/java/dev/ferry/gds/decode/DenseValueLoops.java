@@ -51,7 +51,8 @@ final class DenseValueLoops
 
     private boolean present(int[] definitions, int pageCursor, int index)
     {
-        return !optional || definitions[pageCursor + index] != 0;
+        // A page without nulls may leave its levels unwritten (DefinitionLevels): they are read only where there are nulls.
+        return !stream.hasNulls || definitions[pageCursor + index] != 0;
     }
 
     private void markPresent(int[] definitions, int pageCursor, int firstRow, int count)

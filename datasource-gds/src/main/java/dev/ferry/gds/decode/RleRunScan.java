@@ -5,8 +5,9 @@ import java.nio.ByteBuffer;
 /**
  * Counts the values an RLE / bit-packed hybrid stream holds by reading only its run headers (one
  * varint per run, never per value), so a page's claimed value count is checked against its bytes
- * before any decoder sizes an array from it. A bit-packed run may hold at most the values still
- * wanted, padded to a group of eight: parquet-mr's decoder allocates a run's values in one array.
+ * before any decoder sizes an array from it. A bit-packed run may declare more values than are still
+ * wanted (padding) only while its bytes lie inside the data: parquet-mr's decoder allocates a run's
+ * values in one array, so a header is never believed beyond the bytes that back it.
  */
 final class RleRunScan
 {
@@ -16,7 +17,7 @@ final class RleRunScan
      * The values the runs in {@code input} (from its position to its limit) hold, counting no more
      * than {@code wanted}; the buffer's position is left unchanged.
      *
-     * @throws IllegalStateException when a run is malformed, or a bit-packed run holds more values than wanted
+     * @throws IllegalStateException when a run is malformed, or a bit-packed run declares more values than wanted and runs past the data
      */
     static long covered(ByteBuffer input, int bitWidth, long wanted)
     {
@@ -57,10 +58,20 @@ final class RleRunScan
             }
             else {
                 long values = count * 8;
-                if (count == 0 || values > wanted - covered + 7) {
-                    throw new IllegalStateException("bit-packed run of " + values + " values where " + (wanted - covered) + " are left");
+                if (count == 0) {
+                    throw new IllegalStateException("empty bit-packed run");
                 }
                 long bytes = count * bitWidth;
+                if (values > wanted - covered + 7) {
+                    // More values than are left: padding, as DuckDB writes (its last run is padded to whole blocks of groups).
+                    // Taken only when the run's bytes lie inside the data, so a decoder that allocates the run reads no further
+                    // than the page; the extra values are never read. A run past the data is a corrupt (or hostile) header.
+                    if (bytes > limit - position) {
+                        throw new IllegalStateException("bit-packed run of " + values + " values where " + (wanted - covered)
+                                + " are left, and its " + bytes + " bytes run past the " + (limit - position) + " left in the data");
+                    }
+                    return wanted;
+                }
                 if (bytes > limit - position) {
                     // A last run cut short holds what its bytes hold (parquet-mr reads it so).
                     covered += bitWidth == 0 ? values : (long) (limit - position) * 8 / bitWidth;

@@ -49,7 +49,8 @@ final class SelectedValueLoops
 
     private boolean present(int[] definitions, int pageCursor, int index)
     {
-        return !optional || definitions[pageCursor + index] != 0;
+        // A page without nulls may leave its levels unwritten (DefinitionLevels): they are read only where there are nulls.
+        return !stream.hasNulls || definitions[pageCursor + index] != 0;
     }
 
     void selective(int[] definitions, int pageCursor, int firstRow, int count, int[] selected, int from, int to)

@@ -18,6 +18,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -36,8 +37,11 @@ import java.util.stream.Stream;
  *
  * <pre>
  * ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--warmups N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--query q1] [--conf k=v]...
+ * ScanBenchmark [scan] --writers [W1,W2...] [--rows N] [--runs N] [--warmups N] [--data DIR] [--master M] [--route R] [--query lineitem-scan] [--conf k=v]...
  * </pre>
- * {@code --quick} is {@code --gb 0.1 --runs 2}.
+ * {@code --quick} is {@code --gb 0.1 --runs 2}. {@code --writers} reads {@link WriterCorpus}'s lineitem table as each writer
+ * wrote it ({@code --rows} rows, 6M unless told; all writers unless named) with issue 21's query and the query shapes above,
+ * and prints per writer the time ratio, the task-CPU ratio and whether both readers (and all writers) gave the same answers.
  */
 public final class ScanBenchmark
 {
@@ -87,6 +91,10 @@ public final class ScanBenchmark
         InputBytes input = new InputBytes();
         spark.sparkContext().addSparkListener(input);
         try {
+            if (options.writers != null) {
+                runWriters(spark, options, input);
+                return;
+            }
             Path data = generate(spark, options);
             long fileBytes = directoryBytes(data);
             System.out.printf(Locale.ROOT, "data: %s, %.2f GB on disk (snappy and zstd halves), %s, gds route %s%n", data, fileBytes / 1e9, options.master, options.route);
@@ -97,6 +105,9 @@ public final class ScanBenchmark
                     continue;
                 }
                 Result result = run(spark, data, query, options, input);
+                if (result.mismatch != null) {
+                    throw new IllegalStateException(result.mismatch);
+                }
                 System.out.printf(Locale.ROOT, "%s: gds %.2f s (task time decoding %.2f s, waiting for reads %.2f s, rows dropped by pushed filters in the scan %,d), parquet %.2f s%n",
                         result.name, result.gdsNanos / 1e9, result.decodeMs / 1e3, result.ioWaitMs / 1e3, result.rowsFiltered, result.parquetNanos / 1e9);
                 results.add(result);
@@ -109,6 +120,43 @@ public final class ScanBenchmark
         }
     }
 
+    // Each writer's copy of the lineitem table, every query on it, both readers alternating; answers checked against Spark's reader and across writers.
+    private static void runWriters(SparkSession spark, Options options, InputBytes input)
+            throws IOException
+    {
+        Path root = options.data != null ? Path.of(options.data)
+                : (Files.isDirectory(Path.of("examples", "target")) ? Path.of("examples", "target") : Path.of("target")).resolve("bench-data");
+        Path corpus = WriterCorpus.generate(spark, root, options.rows);
+        System.out.printf(Locale.ROOT, "writers' corpus: %s, %,d rows per writer, %s, gds route %s%n", corpus, options.rows, options.master, options.route);
+        System.out.println("load average at start: " + loadAverage());
+        Map<String, List<String>> firstAnswers = new HashMap<>();
+        List<String> summary = new ArrayList<>();
+        for (String writer : options.writers) {
+            Path data = corpus.resolve(writer);
+            System.out.printf(Locale.ROOT, "%n== %s: %.3f GB in %s%n", writer, WriterCorpus.bytes(data) / 1e9, data);
+            List<Result> results = new ArrayList<>();
+            for (String[] named : WriterCorpus.QUERIES) {
+                Query query = new Query(named[0], "lineitem", named[1]);
+                if (options.query != null && !query.name.startsWith(options.query)) {
+                    continue;
+                }
+                Result result = run(spark, data, query, options, input);
+                List<String> earlier = firstAnswers.putIfAbsent(query.name, result.answers);
+                String answers = result.mismatch != null ? "DIFFER: " + result.mismatch
+                        : earlier != null && !earlier.equals(result.answers) ? "DIFFER from the first writer's: " + result.answers + " vs " + earlier
+                        : "same";
+                summary.add(String.format(Locale.ROOT, "%-22s %-16s %7.2fx %8.2fx %9.2f %9.2f  %s", writer, query.name, (double) result.parquetNanos / result.gdsNanos,
+                        (double) result.parquetCpuNanos / Math.max(1, result.gdsCpuNanos), result.gdsNanos / 1e9, result.parquetNanos / 1e9, answers));
+                results.add(result);
+            }
+            print(results, options);
+            System.out.println("load average now: " + loadAverage());
+        }
+        System.out.printf(Locale.ROOT, "%n%-22s %-16s %8s %9s %9s %9s  %s%n", "writer", "query", "ratio", "cpu ratio", "gds s", "parquet s", "answers (gds vs spark.read.parquet, and across writers)");
+        summary.forEach(System.out::println);
+        System.out.println("load average at end: " + loadAverage());
+    }
+
     private static Result run(SparkSession spark, Path data, Query query, Options options, InputBytes input)
     {
         Dataset<Row> gds = spark.read().format("gds").option("spark.ferry.gds.route", options.route).load(data.toString());
@@ -117,11 +165,9 @@ public final class ScanBenchmark
             System.out.printf(Locale.ROOT, "scan partitions: gds %d, parquet %d%n", gds.rdd().getNumPartitions(), parquet.rdd().getNumPartitions());
         }
         // Warm-up (JIT, page cache) and a check that both readers agree.
-        List<Row> ours = time(spark, gds, query, input).rows;
-        List<Row> theirs = time(spark, parquet, query, input).rows;
-        if (!sortedStrings(ours).equals(sortedStrings(theirs))) {
-            throw new IllegalStateException(query.name + ": gds and parquet disagree: " + sortedStrings(ours) + " vs " + sortedStrings(theirs));
-        }
+        List<String> ours = sortedStrings(time(spark, gds, query, input).rows);
+        List<String> theirs = sortedStrings(time(spark, parquet, query, input).rows);
+        String mismatch = ours.equals(theirs) ? null : query.name + ": gds and parquet disagree: " + ours + " vs " + theirs;
         // More untimed runs where asked: the JVM is still compiling Spark's own code a few queries in, which both readers pay.
         for (int warmup = 1; warmup < options.warmups; warmup++) {
             time(spark, warmup % 2 == 0 ? gds : parquet, query, input);
@@ -170,14 +216,14 @@ public final class ScanBenchmark
             lastIoWaitMs = a.ioWaitMs;
             lastRowsFiltered = a.rowsFiltered;
         }
-        return new Result(query.name, Medians.of(gdsNanos), Medians.of(parquetNanos), gdsBytes, parquetBytes, readPaths, lastDecodeMs, lastIoWaitMs, lastRowsFiltered,
+        return new Result(query.name, ours, mismatch, Medians.of(gdsNanos), Medians.of(parquetNanos), gdsBytes, parquetBytes, readPaths, lastDecodeMs, lastIoWaitMs, lastRowsFiltered,
                 Medians.of(gdsCpu), Medians.of(parquetCpu), Medians.of(gdsProcess), Medians.of(parquetProcess));
     }
 
     // What the gds scan's description says Spark pushed into it (spark.ferry.gds.aggregatePushdown), so the figures say which path they measure.
     private static String pushedAggregates(SparkSession spark, Dataset<Row> source, Query query)
     {
-        source.createOrReplaceTempView("t");
+        source.createOrReplaceTempView(query.view);
         String plan = spark.sql(query.sql).queryExecution().executedPlan().toString();
         Matcher pushed = PUSHED_AGGREGATES.matcher(plan);
         return pushed.find() ? "gds scan computes partial aggregates " + pushed.group(1) + " grouped by " + pushed.group(2) : "aggregates not pushed into the gds scan";
@@ -185,7 +231,7 @@ public final class ScanBenchmark
 
     private static Timed time(SparkSession spark, Dataset<Row> source, Query query, InputBytes input)
     {
-        source.createOrReplaceTempView("t");
+        source.createOrReplaceTempView(query.view);
         Dataset<Row> frame = spark.sql(query.sql);
         try {
             spark.sparkContext().listenerBus().waitUntilEmpty();
@@ -362,13 +408,21 @@ public final class ScanBenchmark
         return strings;
     }
 
-    private record Query(String name, String sql) {}
+    // view: the name the query's FROM clause reads.
+    private record Query(String name, String view, String sql)
+    {
+        Query(String name, String sql)
+        {
+            this(name, "t", sql);
+        }
+    }
 
     // scanBytes: what the query's scans report reading (see scanBytes()).
     private record Timed(List<Row> rows, long nanos, long gdsBytes, long[] readPaths, long decodeMs, long ioWaitMs, long rowsFiltered, long cpuNanos,
             long processCpuNanos) {}
 
-    private record Result(String name, long gdsNanos, long parquetNanos, long gdsBytes, long parquetBytes, long[] readPaths, long decodeMs, long ioWaitMs,
+    // answers: gds's rows, sorted and rendered; mismatch: null where Spark's reader gave the same.
+    private record Result(String name, List<String> answers, String mismatch, long gdsNanos, long parquetNanos, long gdsBytes, long parquetBytes, long[] readPaths, long decodeMs, long ioWaitMs,
             long rowsFiltered, long gdsCpuNanos, long parquetCpuNanos, long gdsProcessNanos, long parquetProcessNanos) {}
 
     private static final class InputBytes
@@ -405,6 +459,9 @@ public final class ScanBenchmark
         String route = "host";
         // Untimed runs of each query per reader before the timed ones; the first also checks both readers agree.
         int warmups = 1;
+        // --writers: the writers whose corpus copy to read (null: the mixed-type scan data instead).
+        List<String> writers;
+        long rows = 6_000_000;
 
         Options()
         {
@@ -434,16 +491,33 @@ public final class ScanBenchmark
                     case "--route":
                         options.route = BenchArguments.value(args, ++index, arg);
                         break;
+                    case "--writers":
+                        if (index + 1 < args.length && !args[index + 1].startsWith("--")) {
+                            options.writers = List.of(args[++index].split(","));
+                            for (String writer : options.writers) {
+                                if (!WriterCorpus.WRITERS.contains(writer)) {
+                                    throw new IllegalArgumentException("Unknown writer " + writer + "; the corpus has " + WriterCorpus.WRITERS);
+                                }
+                            }
+                        }
+                        else {
+                            options.writers = WriterCorpus.WRITERS;
+                        }
+                        break;
+                    case "--rows":
+                        options.rows = Long.parseLong(BenchArguments.value(args, ++index, arg));
+                        break;
                     case "--warmups":
                         options.warmups = Integer.parseInt(BenchArguments.value(args, ++index, arg));
                         break;
                     default:
                         throw new IllegalArgumentException("Unknown argument " + arg
-                                + "; usage: ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--warmups N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--query q1] [--conf k=v]...");
+                                + "; usage: ScanBenchmark [scan] [--gb N] [--quick] [--runs N] [--warmups N] [--data DIR] [--master M] [--route host|auto|gds|bounce] [--query q1] [--conf k=v]..."
+                                + " or ScanBenchmark --writers [W1,W2...] [--rows N] [--runs N] [--warmups N] [--data DIR] [--master M] [--route R] [--query Q] [--conf k=v]...");
                 }
             }
-            if (options.runs < 1 || options.warmups < 1 || options.gigabytes <= 0) {
-                throw new IllegalArgumentException("--runs, --warmups and --gb must be positive");
+            if (options.runs < 1 || options.warmups < 1 || options.gigabytes <= 0 || options.rows <= 0) {
+                throw new IllegalArgumentException("--runs, --warmups, --gb and --rows must be positive");
             }
             return options;
         }
