@@ -15,10 +15,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
-import java.util.Optional;
-import java.util.PrimitiveIterator;
-
-import static java.util.Objects.requireNonNull;
 
 /**
  * A row group's pages where one column's pages were already read (by the device decoder, which
@@ -27,18 +23,15 @@ import static java.util.Objects.requireNonNull;
  * page arrays the reader recycles afterwards cannot change them.
  */
 final class ReplayedPages
-        implements PageReadStore
+        extends OneColumnReplacedPages
 {
-    private final PageReadStore store;
-    private final ColumnDescriptor column;
     private final DictionaryPage dictionary;
     private final List<DataPage> pages;
     private final long valueCount;
 
     ReplayedPages(PageReadStore store, ColumnDescriptor column, DictionaryPage dictionary, List<DataPage> pages, long valueCount)
     {
-        this.store = requireNonNull(store, "store is null");
-        this.column = requireNonNull(column, "column is null");
+        super(store, column);
         this.dictionary = dictionary;
         this.pages = List.copyOf(pages);
         this.valueCount = valueCount;
@@ -78,11 +71,8 @@ final class ReplayedPages
     }
 
     @Override
-    public PageReader getPageReader(ColumnDescriptor descriptor)
+    PageReader columnPages()
     {
-        if (!descriptor.equals(column)) {
-            return store.getPageReader(descriptor);
-        }
         Deque<DataPage> left = new ArrayDeque<>(new ArrayList<>(pages));
         return new PageReader()
         {
@@ -104,23 +94,5 @@ final class ReplayedPages
                 return left.pollFirst();
             }
         };
-    }
-
-    @Override
-    public long getRowCount()
-    {
-        return store.getRowCount();
-    }
-
-    @Override
-    public Optional<Long> getRowIndexOffset()
-    {
-        return store.getRowIndexOffset();
-    }
-
-    @Override
-    public Optional<PrimitiveIterator.OfLong> getRowIndexes()
-    {
-        return store.getRowIndexes();
     }
 }

@@ -15,8 +15,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.Optional;
-import java.util.PrimitiveIterator;
 
 import static java.util.Objects.requireNonNull;
 
@@ -28,25 +26,22 @@ import static java.util.Objects.requireNonNull;
  * the host copies it is handed; every other column reads the row group's own store.
  */
 final class UploadedPages
-        implements PageReadStore
+        extends OneColumnReplacedPages
 {
-    private final PageReadStore store;
-    private final ColumnDescriptor column;
     private final DeviceTarget target;
 
     UploadedPages(PageReadStore store, ColumnDescriptor column, DeviceTarget target)
     {
-        this.store = requireNonNull(store, "store is null");
-        this.column = requireNonNull(column, "column is null");
+        super(store, column);
         this.target = requireNonNull(target, "target is null");
     }
 
     @Override
-    public PageReader getPageReader(ColumnDescriptor descriptor)
+    PageReader columnPages()
     {
-        PageReader raw = store.getPageReader(descriptor);
-        if (raw == null || !descriptor.equals(column)) {
-            return raw;
+        PageReader raw = store.getPageReader(column);
+        if (raw == null) {
+            return null;
         }
         return new PageReader()
         {
@@ -107,23 +102,5 @@ final class UploadedPages
         catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    @Override
-    public long getRowCount()
-    {
-        return store.getRowCount();
-    }
-
-    @Override
-    public Optional<Long> getRowIndexOffset()
-    {
-        return store.getRowIndexOffset();
-    }
-
-    @Override
-    public Optional<PrimitiveIterator.OfLong> getRowIndexes()
-    {
-        return store.getRowIndexes();
     }
 }

@@ -44,6 +44,39 @@ public final class ArrowDeviceUpload
     /** {@code vector}'s buffers copied into new device buffers on {@code target}'s stream (not yet synchronized). */
     public static DeviceColumn upload(FieldVector vector, DataType type, DeviceTarget target)
     {
+        return column(vector, type, (index, source, length) -> {
+            if (length > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("column " + vector.getName() + " has a buffer of " + length + " bytes, more than one copy moves");
+            }
+            // Device allocations are never empty, and Arrow asks for 8-byte alignment: round up.
+            DeviceBuffer buffer = target.runtime().deviceAllocator(target.device()).allocate(Math.max(8, (length + 7) & ~7L));
+            if (length > 0) {
+                try {
+                    target.stream().copyFromHost(source.nioBuffer(0, (int) length), buffer, 0);
+                }
+                catch (RuntimeException | Error e) {
+                    buffer.close();
+                    throw e;
+                }
+            }
+            return buffer;
+        });
+    }
+
+    /** Makes the device buffer that holds buffer {@code index} of a vector ({@code source}, {@code length} bytes of it used). */
+    @FunctionalInterface
+    interface DeviceBufferMaker
+    {
+        DeviceBuffer make(int index, ArrowBuf source, long length);
+    }
+
+    /**
+     * A device column over {@code vector}'s buffers, each buffer's device copy or view made by
+     * {@code maker}, with each buffer's length as its rows need ({@link #lengths}); the device
+     * buffers made so far are closed if one cannot be made.
+     */
+    static DeviceColumn column(FieldVector vector, DataType type, DeviceBufferMaker maker)
+    {
         List<Long> lengths = lengths(vector);
         List<ArrowBuf> sources = vector.getFieldBuffers();
         if (sources.size() != lengths.size()) {
@@ -53,16 +86,7 @@ public final class ArrowDeviceUpload
         boolean success = false;
         try {
             for (int index = 0; index < sources.size(); index++) {
-                long length = lengths.get(index);
-                if (length > Integer.MAX_VALUE) {
-                    throw new IllegalArgumentException("column " + vector.getName() + " has a buffer of " + length + " bytes, more than one copy moves");
-                }
-                // Device allocations are never empty, and Arrow asks for 8-byte alignment: round up.
-                DeviceBuffer buffer = target.runtime().deviceAllocator(target.device()).allocate(Math.max(8, (length + 7) & ~7L));
-                buffers.add(buffer);
-                if (length > 0) {
-                    target.stream().copyFromHost(sources.get(index).nioBuffer(0, (int) length), buffer, 0);
-                }
+                buffers.add(maker.make(index, sources.get(index), lengths.get(index)));
             }
             success = true;
             return new DeviceColumn(vector.getName(), type, vector.getNullCount(), buffers, lengths);

@@ -15,8 +15,6 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.spark.sql.types.DataType;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
 
 import static java.util.Objects.requireNonNull;
 
@@ -87,38 +85,18 @@ public final class SimulatedDeviceArrow
      */
     public DeviceColumn column(FieldVector vector, DataType type, DeviceTarget target)
     {
-        List<Long> lengths = ArrowDeviceUpload.lengths(vector);
-        List<ArrowBuf> sources = vector.getFieldBuffers();
-        if (sources.size() != lengths.size()) {
-            throw new IllegalStateException("column " + vector.getName() + " has " + sources.size() + " buffers, expected " + lengths.size());
-        }
-        List<DeviceBuffer> buffers = new ArrayList<>();
-        boolean success = false;
-        try {
-            for (int index = 0; index < sources.size(); index++) {
-                ArrowBuf source = sources.get(index);
-                long length = lengths.get(index);
-                if (source.getReferenceManager() instanceof BufferLedger ledger && ledger.getAllocationManager() instanceof DeviceAllocation allocation) {
-                    long offset = source.memoryAddress() - allocation.address;
-                    buffers.add(allocation.buffer.slice(offset, Math.max(length, source.capacity())));
-                }
-                else if (length == 0) {
-                    // Arrow's empty buffer (a vector of no rows): still a device allocation, as an upload makes.
-                    buffers.add(target.runtime().deviceAllocator(target.device()).allocate(8));
-                }
-                else {
-                    throw new IllegalStateException("buffer " + index + " of column " + vector.getName() + " is not in simulated device memory: "
-                            + "the vector was not allocated from this allocator");
-                }
+        return ArrowDeviceUpload.column(vector, type, (index, source, length) -> {
+            if (source.getReferenceManager() instanceof BufferLedger ledger && ledger.getAllocationManager() instanceof DeviceAllocation allocation) {
+                long offset = source.memoryAddress() - allocation.address;
+                return allocation.buffer.slice(offset, Math.max(length, source.capacity()));
             }
-            success = true;
-            return new DeviceColumn(vector.getName(), type, vector.getNullCount(), buffers, lengths);
-        }
-        finally {
-            if (!success) {
-                buffers.forEach(DeviceBuffer::close);
+            if (length == 0) {
+                // Arrow's empty buffer (a vector of no rows): still a device allocation, as an upload makes.
+                return target.runtime().deviceAllocator(target.device()).allocate(8);
             }
-        }
+            throw new IllegalStateException("buffer " + index + " of column " + vector.getName() + " is not in simulated device memory: "
+                    + "the vector was not allocated from this allocator");
+        });
     }
 
     /** Closes the Arrow allocator; device columns made by {@link #column} keep their bytes until they are closed. */

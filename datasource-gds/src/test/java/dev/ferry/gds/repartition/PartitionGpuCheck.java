@@ -7,10 +7,8 @@ import dev.ferry.device.kernel.KernelAvailability;
 import dev.ferry.device.kernel.KernelProbe;
 import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.device.partition.DevicePartitioners;
-import dev.ferry.device.partition.PartitionReference;
 import dev.ferry.gds.device.DeviceBatch;
 import dev.ferry.gds.device.DeviceTarget;
-import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.junit.jupiter.api.Test;
 
@@ -32,17 +30,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 public class PartitionGpuCheck
 {
-    private static final List<StructField> FIELDS = List.of(
-            DataTypes.createStructField("i", DataTypes.IntegerType, true),
-            DataTypes.createStructField("l", DataTypes.LongType, true),
-            DataTypes.createStructField("s", DataTypes.StringType, true),
-            DataTypes.createStructField("d", DataTypes.DateType, true),
-            DataTypes.createStructField("t", DataTypes.TimestampType, true),
-            DataTypes.createStructField("small", DataTypes.createDecimalType(10, 2), true),
-            DataTypes.createStructField("large", DataTypes.createDecimalType(30, 5), true),
-            DataTypes.createStructField("b", DataTypes.BooleanType, true),
-            DataTypes.createStructField("f", DataTypes.FloatType, true),
-            DataTypes.createStructField("x", DataTypes.DoubleType, true));
+    private static final List<StructField> FIELDS = RandomBatch.EVERY_KEY_KIND;
 
     @Test
     public void cudaPartitionKernelsEqualTheReference()
@@ -69,29 +57,15 @@ public class PartitionGpuCheck
                 Random random = new Random(18);
                 int cases = 0;
                 for (int key = 0; key < FIELDS.size(); key++) {
-                    check(repartitioner, target, RandomBatch.generate(random, 5000, FIELDS), new int[] {key}, 17);
+                    RandomBatch.generate(random, 5000, FIELDS).checkRepartition(repartitioner, target, new int[] {key}, 17);
                     cases++;
                 }
-                check(repartitioner, target, RandomBatch.generate(random, 70_000, FIELDS), new int[] {2, 0}, 200);
+                RandomBatch.generate(random, 70_000, FIELDS).checkRepartition(repartitioner, target, new int[] {2, 0}, 200);
                 cases++;
                 System.out.println("partition: PASS " + cases + " cases equal the Java reference (ids, order, bytes)");
                 throughput(runtime, repartitioner, target, random);
             }
             assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
-        }
-    }
-
-    private static void check(DeviceBatchRepartitioner repartitioner, DeviceTarget target, RandomBatch input, int[] keys, int partitions)
-    {
-        int[] expected = PartitionReference.partitionIds(input.keys(keys), input.rows, partitions);
-        try (DeviceBatch batch = input.upload(target)) {
-            List<DeviceBatch> outputs = repartitioner.repartition(batch, keys, partitions);
-            try {
-                input.check(outputs, expected, partitions, target);
-            }
-            finally {
-                outputs.forEach(DeviceBatch::close);
-            }
         }
     }
 

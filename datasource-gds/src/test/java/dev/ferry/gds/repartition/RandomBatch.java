@@ -33,6 +33,19 @@ final class RandomBatch
 {
     record Column(StructField field, byte[] validity, byte[] values, int[] offsets, int nullCount) {}
 
+    /** One nullable column of every type the partition kernels hash (the key kinds), in the order the tests index them. */
+    static final List<StructField> EVERY_KEY_KIND = List.of(
+            DataTypes.createStructField("i", DataTypes.IntegerType, true),
+            DataTypes.createStructField("l", DataTypes.LongType, true),
+            DataTypes.createStructField("s", DataTypes.StringType, true),
+            DataTypes.createStructField("d", DataTypes.DateType, true),
+            DataTypes.createStructField("t", DataTypes.TimestampType, true),
+            DataTypes.createStructField("small", DataTypes.createDecimalType(10, 2), true),
+            DataTypes.createStructField("large", DataTypes.createDecimalType(30, 5), true),
+            DataTypes.createStructField("b", DataTypes.BooleanType, true),
+            DataTypes.createStructField("f", DataTypes.FloatType, true),
+            DataTypes.createStructField("x", DataTypes.DoubleType, true));
+
     final int rows;
     final List<Column> columns;
 
@@ -213,6 +226,25 @@ final class RandomBatch
             out.add(bytes);
         }
         return out;
+    }
+
+    /**
+     * This batch, uploaded to {@code target} and repartitioned there by {@code repartitioner} on
+     * {@code keys}, comes out as {@link PartitionReference} puts it ({@link #check}); every output
+     * batch and the upload are closed after.
+     */
+    void checkRepartition(DeviceBatchRepartitioner repartitioner, DeviceTarget target, int[] keys, int partitions)
+    {
+        int[] expected = PartitionReference.partitionIds(keys(keys), rows, partitions);
+        try (DeviceBatch batch = upload(target)) {
+            List<DeviceBatch> outputs = repartitioner.repartition(batch, keys, partitions);
+            try {
+                check(outputs, expected, partitions, target);
+            }
+            finally {
+                outputs.forEach(DeviceBatch::close);
+            }
+        }
     }
 
     /**

@@ -3,8 +3,6 @@ package dev.ferry.gds.repartition;
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
-import dev.ferry.device.partition.PartitionReference;
-import dev.ferry.gds.device.DeviceBatch;
 import dev.ferry.gds.device.DeviceTarget;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
@@ -51,17 +49,10 @@ class TestPartitionKernelsOnHost
         }
     }
 
-    private static final List<StructField> FIELDS = List.of(
-            DataTypes.createStructField("i", DataTypes.IntegerType, true),
-            DataTypes.createStructField("l", DataTypes.LongType, true),
-            DataTypes.createStructField("s", DataTypes.StringType, true),
-            DataTypes.createStructField("d", DataTypes.DateType, true),
-            DataTypes.createStructField("t", DataTypes.TimestampType, true),
-            DataTypes.createStructField("small", DataTypes.createDecimalType(10, 2), true),
-            DataTypes.createStructField("large", DataTypes.createDecimalType(30, 5), true),
-            DataTypes.createStructField("b", DataTypes.BooleanType, true),
-            DataTypes.createStructField("f", DataTypes.FloatType, true),
-            DataTypes.createStructField("x", DataTypes.DoubleType, false));
+    // Every key kind, the last without nulls (a column with no validity to gather).
+    private static final List<StructField> FIELDS = RandomBatch.EVERY_KEY_KIND.stream()
+            .map(field -> field.name().equals("x") ? DataTypes.createStructField("x", DataTypes.DoubleType, false) : field)
+            .toList();
 
     @Test
     void everyKeyKindMatchesTheReference()
@@ -86,16 +77,7 @@ class TestPartitionKernelsOnHost
         RandomBatch input = RandomBatch.generate(random, rows, FIELDS);
         try (DeviceStream stream = runtime.newStream(0); HostCompiledPartitioner kernels = new HostCompiledPartitioner()) {
             DeviceTarget target = new DeviceTarget(runtime, 0, stream);
-            int[] expected = PartitionReference.partitionIds(input.keys(keys), rows, partitions);
-            try (DeviceBatch batch = input.upload(target)) {
-                List<DeviceBatch> outputs = new DeviceBatchRepartitioner(target, kernels).repartition(batch, keys, partitions);
-                try {
-                    input.check(outputs, expected, partitions, target);
-                }
-                finally {
-                    outputs.forEach(DeviceBatch::close);
-                }
-            }
+            input.checkRepartition(new DeviceBatchRepartitioner(target, kernels), target, keys, partitions);
             assertTrue(rows == 0 || kernels.launches() > 0, "the host-compiled kernels ran");
             assertEquals(0, kernels.allocatedBytes(), "host kernel memory freed");
         }

@@ -3,7 +3,6 @@ package dev.ferry.device.kernel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -11,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -87,17 +87,9 @@ public class TestKernelSourcesCompile
 
     private static Path nvcc()
     {
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String directory : path.split(File.pathSeparator)) {
-                Path candidate = Path.of(directory, "nvcc");
-                if (Files.isExecutable(candidate)) {
-                    return candidate;
-                }
-            }
-        }
-        assumeTrue(false, "nvcc is not on PATH; kernel sources were not compiled");
-        throw new IllegalStateException("unreachable");
+        Optional<Path> nvcc = ExecutableOnPath.find("nvcc");
+        assumeTrue(nvcc.isPresent(), "nvcc is not on PATH; kernel sources were not compiled");
+        return nvcc.get();
     }
 
     static List<Path> kernelSources()

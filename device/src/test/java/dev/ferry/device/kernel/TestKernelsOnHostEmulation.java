@@ -4,7 +4,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -94,7 +93,7 @@ public class TestKernelsOnHostEmulation
     public static void buildHarness()
             throws Exception
     {
-        Path compiler = onPath("c++");
+        Path compiler = ExecutableOnPath.find("c++").orElse(null);
         assumeTrue(compiler != null, "no c++ on PATH; the kernels were not emulated on the host");
         Path kernel = TestKernelSourcesCompile.kernelSources().stream()
                 .filter(path -> path.getFileName().toString().equals("parquet_levels.cu"))
@@ -171,19 +170,5 @@ public class TestKernelsOnHostEmulation
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         assertEquals(0, process.exitValue(), command.get(0) + " failed:\n" + output);
         return output;
-    }
-
-    private static Path onPath(String name)
-    {
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String entry : path.split(File.pathSeparator)) {
-                Path candidate = Path.of(entry, name);
-                if (Files.isExecutable(candidate)) {
-                    return candidate;
-                }
-            }
-        }
-        return null;
     }
 }

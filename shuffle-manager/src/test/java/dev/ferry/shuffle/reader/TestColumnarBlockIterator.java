@@ -19,14 +19,12 @@ import dev.ferry.shuffle.format.CompressionKind;
 import dev.ferry.shuffle.format.EncodingSettings;
 import dev.ferry.shuffle.format.MapOutputEncoder;
 import dev.ferry.shuffle.format.NonSpillingConsumer;
-import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.store.HostMapOutputStore;
 import dev.ferry.shuffle.store.MapOutputId;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.FetchFailed;
@@ -122,16 +120,16 @@ class TestColumnarBlockIterator
 
     private ShuffleTransport fakeTransport()
     {
-        return new ShuffleTransport()
+        return new AnsweringTransport()
         {
             @Override
-            public String routeName()
+            byte[] bytesOf(ShuffleBlockRef ref)
             {
-                return "TCP";
+                return remoteBlocks.get(ref);
             }
 
             @Override
-            public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator target)
+            void beforeAnswer(PeerAddress peer, List<ShuffleBlockRef> blocks)
                     throws IOException
             {
                 assertEquals(new PeerAddress("remote-exec", "host-b", 9999), peer);
@@ -139,20 +137,15 @@ class TestColumnarBlockIterator
                 if (transportFailure != null) {
                     throw transportFailure;
                 }
-                List<BlockBytes> fetched = new ArrayList<>();
-                for (ShuffleBlockRef ref : blocks) {
-                    byte[] bytes = remoteBlocks.get(ref);
-                    ArrowBuf buffer = target.buffer(bytes.length);
-                    buffer.setBytes(0, bytes);
-                    fetched.add(new BlockBytes(buffer, bytes.length));
-                }
-                List<String> steps = nextFallbacks;
-                nextFallbacks = List.of();
-                return new FetchedBlocks("TCP", fetched).withFallbacks(steps);
             }
 
             @Override
-            public void close() {}
+            FetchedBlocks answer(FetchedBlocks fetched)
+            {
+                List<String> steps = nextFallbacks;
+                nextFallbacks = List.of();
+                return fetched.withFallbacks(steps);
+            }
         };
     }
 

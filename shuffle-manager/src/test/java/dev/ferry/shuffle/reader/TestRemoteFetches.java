@@ -1,6 +1,8 @@
 package dev.ferry.shuffle.reader;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BrokenBarrierException;
@@ -18,7 +20,6 @@ import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
-import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.storage.BlockManagerId;
@@ -66,40 +67,30 @@ class TestRemoteFetches
         return requests;
     }
 
-    /** A transport that runs {@code before} at the start of every fetch, then answers each block with BLOCK bytes. */
+    /** A transport that runs {@code before} at the start of every fetch, then answers each block with BLOCK bytes that start with its map id. */
     private static ShuffleTransport transport(Hold before)
     {
-        return new ShuffleTransport()
+        return new AnsweringTransport()
         {
             @Override
-            public String routeName()
+            byte[] bytesOf(ShuffleBlockRef ref)
             {
-                return "TCP";
+                return ByteBuffer.allocate(BLOCK).order(ByteOrder.nativeOrder()).putLong(0, ref.mapId()).array();
             }
 
             @Override
-            public FetchedBlocks fetch(PeerAddress peer, List<ShuffleBlockRef> blocks, BufferAllocator target)
+            void beforeAnswer(PeerAddress peer, List<ShuffleBlockRef> blocks)
                     throws IOException
             {
                 before.run(peer, blocks.size() * (long) BLOCK);
-                List<BlockBytes> fetched = new ArrayList<>();
-                for (ShuffleBlockRef ref : blocks) {
-                    ArrowBuf buffer = target.buffer(BLOCK);
-                    buffer.setLong(0, ref.mapId());
-                    fetched.add(new BlockBytes(buffer, BLOCK));
-                }
-                try {
-                    before.after(blocks.size() * (long) BLOCK);
-                }
-                catch (RuntimeException e) {
-                    fetched.forEach(BlockBytes::close);
-                    throw e;
-                }
-                return new FetchedBlocks("TCP", fetched);
             }
 
             @Override
-            public void close() {}
+            FetchedBlocks answer(FetchedBlocks fetched)
+            {
+                before.after(fetched.blocks().size() * (long) BLOCK);
+                return fetched;
+            }
         };
     }
 

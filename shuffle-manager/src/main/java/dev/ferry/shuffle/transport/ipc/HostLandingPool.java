@@ -3,6 +3,7 @@ package dev.ferry.shuffle.transport.ipc;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.PinnedHostBuffer;
 import dev.ferry.device.memory.DeviceOutOfMemoryException;
+import dev.ferry.shuffle.transport.IdleLandingBuffers;
 import org.apache.arrow.memory.ArrowBuf;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.ForeignAllocation;
@@ -10,11 +11,7 @@ import org.apache.arrow.memory.util.MemoryUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -40,26 +37,20 @@ public final class HostLandingPool
         implements AutoCloseable
 {
     private static final Logger log = LoggerFactory.getLogger(HostLandingPool.class);
-    private static final long MIN_SIZE_CLASS = 64L << 10;
 
     private final DeviceRuntime runtime;
-    private final long retainBytes;
-    private final Map<Long, ArrayDeque<PinnedHostBuffer>> idle = new HashMap<>();
     private final AtomicLong reused = new AtomicLong();
     private final AtomicLong allocated = new AtomicLong();
     private final AtomicLong unpinnedFallbacks = new AtomicLong();
     private final AtomicBoolean fallbackLogged = new AtomicBoolean();
     // Guarded by this.
-    private long idleBytes;
+    private final IdleLandingBuffers<PinnedHostBuffer> idle;
     private boolean closed;
 
     public HostLandingPool(DeviceRuntime runtime, long retainBytes)
     {
         this.runtime = requireNonNull(runtime, "runtime is null");
-        if (retainBytes < 0) {
-            throw new IllegalArgumentException("retained landing bytes must not be negative: " + retainBytes);
-        }
-        this.retainBytes = retainBytes;
+        this.idle = new IdleLandingBuffers<>(retainBytes);
     }
 
     /** An Arrow buffer of exactly {@code length} bytes over pinned host memory, accounted in {@code allocator} until released. */
@@ -69,9 +60,9 @@ public final class HostLandingPool
         if (length <= 0) {
             throw new IllegalArgumentException("landing length must be positive: " + length);
         }
-        PinnedHostBuffer pinned = idleBuffer(sizeClass(length));
+        PinnedHostBuffer pinned = idleBuffer(IdleLandingBuffers.sizeClass(length));
         if (pinned == null) {
-            pinned = allocatePinned(sizeClass(length));
+            pinned = allocatePinned(IdleLandingBuffers.sizeClass(length));
             if (pinned == null) {
                 return allocator.buffer(length);
             }
@@ -106,13 +97,11 @@ public final class HostLandingPool
         if (closed) {
             throw new IllegalStateException("The host landing pool is closed");
         }
-        ArrayDeque<PinnedHostBuffer> buffers = idle.get(sizeClass);
-        if (buffers == null || buffers.isEmpty()) {
-            return null;
+        PinnedHostBuffer buffer = idle.take(sizeClass);
+        if (buffer != null) {
+            reused.incrementAndGet();
         }
-        idleBytes -= sizeClass;
-        reused.incrementAndGet();
-        return buffers.pop();
+        return buffer;
     }
 
     private PinnedHostBuffer allocatePinned(long sizeClass)
@@ -146,9 +135,7 @@ public final class HostLandingPool
     private void giveBack(PinnedHostBuffer buffer)
     {
         synchronized (this) {
-            if (!closed && idleBytes + buffer.length() <= retainBytes) {
-                idle.computeIfAbsent(buffer.length(), ignored -> new ArrayDeque<>()).push(buffer);
-                idleBytes += buffer.length();
+            if (!closed && idle.keep(buffer, buffer.length())) {
                 return;
             }
         }
@@ -157,22 +144,11 @@ public final class HostLandingPool
 
     private void freeIdle()
     {
-        List<PinnedHostBuffer> freed = new ArrayList<>();
+        List<PinnedHostBuffer> freed;
         synchronized (this) {
-            idle.values().forEach(freed::addAll);
-            idle.clear();
-            idleBytes = 0;
+            freed = idle.drain();
         }
         freed.forEach(PinnedHostBuffer::close);
-    }
-
-    static long sizeClass(long length)
-    {
-        if (length <= MIN_SIZE_CLASS) {
-            return MIN_SIZE_CLASS;
-        }
-        long power = Long.highestOneBit(length);
-        return power == length ? length : power << 1;
     }
 
     /** Landings served from an idle buffer. */
@@ -195,7 +171,7 @@ public final class HostLandingPool
 
     public synchronized long idleBytes()
     {
-        return idleBytes;
+        return idle.idleBytes();
     }
 
     /** Frees the idle buffers; buffers still lent out are freed when their Arrow buffers are released. */

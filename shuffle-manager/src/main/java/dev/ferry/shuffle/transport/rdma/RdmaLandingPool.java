@@ -1,12 +1,9 @@
 package dev.ferry.shuffle.transport.rdma;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.ferry.shuffle.transport.IdleLandingBuffers;
 import dev.ferry.shuffle.transport.rdma.verbs.Access;
 import dev.ferry.shuffle.transport.rdma.verbs.ProtectionDomain;
 import dev.ferry.shuffle.transport.rdma.verbs.RegistrableMemory;
@@ -40,7 +37,6 @@ final class RdmaLandingPool
         implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(RdmaLandingPool.class);
-    private static final long MIN_SIZE_CLASS = 64L << 10;
 
     /** One landing buffer: its memory (the registered region's identity) and size class. */
     private record Landing(ArrowBuf memory, long size) {}
@@ -50,10 +46,8 @@ final class RdmaLandingPool
 
     private final RegistrationCache sinks;
     private final RootAllocator memory = new RootAllocator(Long.MAX_VALUE);
-    private final long retainBytes;
-    private final Map<Long, ArrayDeque<Landing>> idle = new HashMap<>();
     // Guarded by this.
-    private long idleBytes;
+    private final IdleLandingBuffers<Landing> idle;
     private long lent;
     private long allocated;
     private long reused;
@@ -62,10 +56,7 @@ final class RdmaLandingPool
     RdmaLandingPool(ProtectionDomain domain, long retainBytes)
     {
         this.sinks = new RegistrationCache(requireNonNull(domain, "domain is null"), Access.readSink());
-        if (retainBytes < 0) {
-            throw new IllegalArgumentException("retained landing bytes must not be negative: " + retainBytes);
-        }
-        this.retainBytes = retainBytes;
+        this.idle = new IdleLandingBuffers<>(retainBytes);
     }
 
     /**
@@ -79,7 +70,7 @@ final class RdmaLandingPool
         if (length <= 0) {
             throw new IllegalArgumentException("landing length must be positive: " + length);
         }
-        Landing landing = idleLanding(sizeClass(length));
+        Landing landing = idleLanding(IdleLandingBuffers.sizeClass(length));
         boolean handedOut = false;
         try {
             Registration sink = sinks.block(landing.memory(), (domain, access) -> domain.register(
@@ -119,11 +110,10 @@ final class RdmaLandingPool
                 throw new IllegalStateException("The RDMA landing pool is closed");
             }
             lent++;
-            ArrayDeque<Landing> buffers = idle.get(sizeClass);
-            if (buffers != null && !buffers.isEmpty()) {
-                idleBytes -= sizeClass;
+            Landing landing = idle.take(sizeClass);
+            if (landing != null) {
                 reused++;
-                return buffers.pop();
+                return landing;
             }
             allocated++;
         }
@@ -142,9 +132,7 @@ final class RdmaLandingPool
     {
         synchronized (this) {
             lent--;
-            if (!closed && idleBytes + landing.size() <= retainBytes) {
-                idle.computeIfAbsent(landing.size(), ignored -> new ArrayDeque<>()).push(landing);
-                idleBytes += landing.size();
+            if (!closed && idle.keep(landing, landing.size())) {
                 return;
             }
         }
@@ -166,15 +154,6 @@ final class RdmaLandingPool
         }
     }
 
-    static long sizeClass(long length)
-    {
-        if (length <= MIN_SIZE_CLASS) {
-            return MIN_SIZE_CLASS;
-        }
-        long power = Long.highestOneBit(length);
-        return power == length ? length : power << 1;
-    }
-
     /** Landing buffers made (each registered once). */
     synchronized long allocated()
     {
@@ -189,7 +168,7 @@ final class RdmaLandingPool
 
     synchronized long idleBytes()
     {
-        return idleBytes;
+        return idle.idleBytes();
     }
 
     /** Sink regions registered with the NIC now. */
@@ -208,15 +187,13 @@ final class RdmaLandingPool
     @Override
     public void close()
     {
-        List<Landing> freed = new ArrayList<>();
+        List<Landing> freed;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
-            idle.values().forEach(freed::addAll);
-            idle.clear();
-            idleBytes = 0;
+            freed = idle.drain();
         }
         freed.forEach(this::free);
         try {

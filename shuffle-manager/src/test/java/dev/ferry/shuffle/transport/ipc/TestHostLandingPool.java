@@ -56,15 +56,6 @@ class TestHostLandingPool
         }
     }
 
-    @Test
-    void sizeClassesArePowersOfTwoFrom64KiB()
-    {
-        assertEquals(64 << 10, HostLandingPool.sizeClass(1));
-        assertEquals(64 << 10, HostLandingPool.sizeClass(64 << 10));
-        assertEquals(128 << 10, HostLandingPool.sizeClass((64 << 10) + 1));
-        assertEquals(32 << 20, HostLandingPool.sizeClass(32 << 20));
-    }
-
     private static DeviceRuntime runtime(String pinnedLimit)
     {
         return DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "16m",

@@ -10,14 +10,12 @@ import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.store.EncodedMapOutput;
 import dev.ferry.shuffle.store.HostMapOutputStore;
 import dev.ferry.shuffle.store.MapOutputId;
-import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedDevice;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
-import dev.ferry.shuffle.transport.wire.RdmaAdmission;
 import dev.ferry.shuffle.transport.wire.RemoteSlice;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -54,10 +52,7 @@ class TestHostRegionRegistrations
         SimulatedVerbsProvider provider = new SimulatedVerbsProvider(new SimulatedNicOptions(true, 1 << 20, false, CmFault.NONE));
         SimulatedDevice serverNic = provider.openLoopbackDevice("sim_server", SETTINGS);
         SimulatedDevice readerNic = provider.openLoopbackDevice("sim_reader", SETTINGS);
-        VerbsBlocks.Admitter admitter = readerNicHost -> {
-            ConnectionToken token = serverNic.admissions().issue(1, readerNicHost);
-            return new RdmaAdmission(token.privateData(), serverNic.listenAddress().getAddress().getHostAddress(), serverNic.listenAddress().getPort());
-        };
+        VerbsBlocks.Admitter admitter = DirectAdmitter.of(serverNic);
         try (BufferAllocator reader = new RootAllocator()) {
             try (VerbsBlocks server = new VerbsBlocks(serverNic, SETTINGS, 16 << 10, WAIT);
                     VerbsBlocks client = new VerbsBlocks(readerNic, SETTINGS, 16 << 10, WAIT);
@@ -147,10 +142,7 @@ class TestHostRegionRegistrations
         SimulatedVerbsProvider provider = new SimulatedVerbsProvider(new SimulatedNicOptions(true, 1 << 20, false, CmFault.NONE));
         SimulatedDevice serverNic = provider.openLoopbackDevice("sim_server", SETTINGS);
         SimulatedDevice readerNic = provider.openLoopbackDevice("sim_reader", SETTINGS);
-        VerbsBlocks.Admitter admitter = readerNicHost -> {
-            ConnectionToken token = serverNic.admissions().issue(1, readerNicHost);
-            return new RdmaAdmission(token.privateData(), serverNic.listenAddress().getAddress().getHostAddress(), serverNic.listenAddress().getPort());
-        };
+        VerbsBlocks.Admitter admitter = DirectAdmitter.of(serverNic);
         try (BufferAllocator reader = new RootAllocator();
                 VerbsBlocks server = new VerbsBlocks(serverNic, SETTINGS, 16 << 10, WAIT);
                 VerbsBlocks client = new VerbsBlocks(readerNic, SETTINGS, 16 << 10, WAIT, 0);

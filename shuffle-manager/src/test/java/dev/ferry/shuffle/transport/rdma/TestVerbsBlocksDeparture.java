@@ -3,14 +3,12 @@ package dev.ferry.shuffle.transport.rdma;
 import java.time.Duration;
 import java.util.function.IntSupplier;
 
-import dev.ferry.shuffle.transport.rdma.verbs.ConnectionToken;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsConnection;
 import dev.ferry.shuffle.transport.rdma.verbs.VerbsSettings;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.CmFault;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedDevice;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedNicOptions;
 import dev.ferry.shuffle.transport.rdma.verbs.simulated.SimulatedVerbsProvider;
-import dev.ferry.shuffle.transport.wire.RdmaAdmission;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -31,10 +29,7 @@ class TestVerbsBlocksDeparture
         SimulatedDevice clientDevice = provider.openLoopbackDevice("sim_client", SETTINGS);
         try (VerbsBlocks server = new VerbsBlocks(serverDevice, SETTINGS, 64 << 10, WAIT);
                 VerbsBlocks client = new VerbsBlocks(clientDevice, SETTINGS, 64 << 10, WAIT)) {
-            VerbsBlocks.Admitter admitter = readerNicHost -> {
-                ConnectionToken token = serverDevice.admissions().issue(1, readerNicHost);
-                return new RdmaAdmission(token.privateData(), serverDevice.listenAddress().getAddress().getHostAddress(), serverDevice.listenAddress().getPort());
-            };
+            VerbsBlocks.Admitter admitter = DirectAdmitter.of(serverDevice);
             VerbsConnection first = client.connection(null, admitter);
             VerbsConnection second = client.connection(null, admitter);
             client.bindExecutor("7", first.peer());
