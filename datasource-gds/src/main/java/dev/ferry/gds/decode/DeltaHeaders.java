@@ -26,24 +26,28 @@ final class DeltaHeaders
         }
     }
 
-    // {block size, mini blocks, total values}, the first value read past.
-    private static long[] header(ByteBuffer data, int values, long maxPageBytes)
+    /**
+     * Reads and checks one DELTA_BINARY_PACKED header at {@code data}'s position (which moves past it):
+     * {block size, mini blocks, total values, first value (zigzag-decoded)}.
+     */
+    static long[] header(ByteBuffer data, int values, long maxPageBytes)
     {
         long blockSize = varint(data);
         long miniBlocks = varint(data);
         long total = varint(data);
-        varint(data);
+        long zigzag = varint(data);
         if (blockSize <= 0 || blockSize % 128 != 0 || miniBlocks <= 0 || blockSize % miniBlocks != 0 || (blockSize / miniBlocks) % 32 != 0) {
             throw new IllegalStateException("a DELTA_BINARY_PACKED header with blocks of " + blockSize + " values in " + miniBlocks + " mini blocks");
         }
-        if (total > values) {
+        if (total < 0 || total > values) {
             throw new IllegalStateException("a DELTA_BINARY_PACKED header claims " + total + " values in a page of " + values);
         }
-        if ((blockSize + total) * Long.BYTES > maxPageBytes) {
+        // Compared by division: a block size near 2^63 would overflow the product.
+        if (blockSize > maxPageBytes / Long.BYTES || total > maxPageBytes / Long.BYTES - blockSize) {
             throw new IllegalStateException("a DELTA_BINARY_PACKED header with blocks of " + blockSize + " values decodes past the page bound of "
                     + maxPageBytes + " bytes");
         }
-        return new long[] {blockSize, miniBlocks, total};
+        return new long[] {blockSize, miniBlocks, total, (zigzag >>> 1) ^ -(zigzag & 1)};
     }
 
     // The blocks after a header hold total - 1 deltas; each block a min delta, one bit width per mini block, then the used mini blocks.
@@ -70,7 +74,8 @@ final class DeltaHeaders
         }
     }
 
-    private static long varint(ByteBuffer data)
+    /** One ULEB128 varint of at most 10 bytes at {@code data}'s position (which moves past it). */
+    static long varint(ByteBuffer data)
     {
         long value = 0;
         for (int shift = 0; shift < 64; shift += 7) {

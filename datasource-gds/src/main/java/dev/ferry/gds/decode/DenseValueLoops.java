@@ -251,6 +251,47 @@ final class DenseValueLoops
         markPresent(definitions, pageCursor, firstRow, count);
     }
 
+    /** DELTA_BINARY_PACKED INT32/INT64 values, already decoded in bulk into the stream's longs. */
+    void fromDecodedLongs(int[] definitions, int pageCursor, int firstRow, int count)
+    {
+        long data = vector.getDataBufferAddress();
+        int cursor = stream.valueCursor;
+        long[] values = stream.decoded;
+        boolean dense = !stream.hasNulls;
+        switch (layout) {
+            case FIXED4: {
+                long address = data + (long) firstRow * 4;
+                for (int index = 0; index < count; index++) {
+                    if (dense || definitions[pageCursor + index] != 0) {
+                        MemoryUtil.putInt(address + (long) index * 4, (int) values[cursor++]);
+                    }
+                }
+                break;
+            }
+            case FIXED8: {
+                long address = data + (long) firstRow * 8;
+                for (int index = 0; index < count; index++) {
+                    if (dense || definitions[pageCursor + index] != 0) {
+                        MemoryUtil.putLong(address + (long) index * 8, values[cursor++]);
+                    }
+                }
+                break;
+            }
+            case DECIMAL:
+                for (int index = 0; index < count; index++) {
+                    if (dense || definitions[pageCursor + index] != 0) {
+                        long value = values[cursor++];
+                        putDecimal(data, firstRow + index, type == PrimitiveTypeName.INT32 ? (int) value : value);
+                    }
+                }
+                break;
+            default:
+                throw new IllegalStateException("DELTA_BINARY_PACKED values for a " + layout + " column");
+        }
+        stream.valueCursor = cursor;
+        markPresent(definitions, pageCursor, firstRow, count);
+    }
+
     void fromReader(int[] definitions, int pageCursor, int firstRow, int count)
     {
         ValuesReader reader = stream.reader;

@@ -140,6 +140,9 @@ final class FlatLeafReader
                 case RLE_BOOLEANS:
                     dense.rleBooleans(definitions, pageCursor, done, count);
                     break;
+                case DELTA_LONGS:
+                    dense.fromDecodedLongs(definitions, pageCursor, done, count);
+                    break;
                 case READER:
                     dense.fromReader(definitions, pageCursor, done, count);
                     break;

@@ -14,9 +14,9 @@ import java.nio.ByteOrder;
 
 /**
  * The current data page's values, as the value loops read them: PLAIN bytes in {@link #values},
- * dictionary indexes or RLE booleans decoded in bulk into {@link #indexes}, or parquet-mr's values
- * reader for every other encoding (DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY,
- * BYTE_STREAM_SPLIT). The loops read and advance the cursors in place.
+ * dictionary indexes or RLE booleans decoded in bulk into {@link #indexes}, DELTA_BINARY_PACKED
+ * INT32/INT64 decoded in bulk into {@link #decoded}, or parquet-mr's values reader for every other
+ * encoding (DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT). The loops read and advance the cursors in place.
  */
 // Deprecated encodings (PLAIN_DICTIONARY) still appear in files.
 @SuppressWarnings("deprecation")
@@ -28,6 +28,8 @@ final class PageValues
         DICTIONARY,
         // Boolean values as an RLE/bit-packed run of 0/1 in `indexes` (data page v2 booleans).
         RLE_BOOLEANS,
+        // DELTA_BINARY_PACKED INT32/INT64 values decoded into `decoded` (INT32 as the low 32 bits).
+        DELTA_LONGS,
         // Any other encoding, through parquet-mr's ValuesReader.
         READER,
     }
@@ -45,6 +47,8 @@ final class PageValues
     // DICTIONARY and RLE_BOOLEANS: the page's decoded ids, and the next one's index.
     int[] indexes = new int[0];
     int valueCursor;
+    // DELTA_LONGS: the page's decoded values; the next one is at valueCursor.
+    long[] decoded = new long[0];
     ValuesReader reader;
 
     PageValues(ColumnDescriptor descriptor, FlatLayout layout, RleHybridDecoder rle)
@@ -82,6 +86,17 @@ final class PageValues
                 rle.decode(data, bitWidth, present, indexes);
                 return;
             }
+            case DELTA_BINARY_PACKED:
+                if (type == PrimitiveTypeName.INT32 || type == PrimitiveTypeName.INT64) {
+                    mode = Mode.DELTA_LONGS;
+                    if (decoded.length < present) {
+                        decoded = new long[present];
+                    }
+                    // The page checks bounded this header by spark.ferry.gds.io.maxPageBytes already; here it is held to `present`.
+                    DeltaBinaryPackedValues.decode(data, present, decoded, Long.MAX_VALUE);
+                    return;
+                }
+                break;
             case RLE:
                 if (type == PrimitiveTypeName.BOOLEAN) {
                     mode = Mode.RLE_BOOLEANS;
@@ -95,16 +110,18 @@ final class PageValues
                     rle.decode(runs, 1, present, indexes);
                     return;
                 }
-                // Fall through to parquet-mr, which refuses what it cannot read.
+                break;
             default:
-                mode = Mode.READER;
-                reader = encoding.getValuesReader(descriptor, ValuesType.VALUES);
-                try {
-                    reader.initFromPage(present, ByteBufferInputStream.wrap(data));
-                }
-                catch (IOException e) {
-                    throw new UncheckedIOException("cannot read a data page", e);
-                }
+                break;
+        }
+        // parquet-mr's reader for the rest; it refuses what it cannot read.
+        mode = Mode.READER;
+        reader = encoding.getValuesReader(descriptor, ValuesType.VALUES);
+        try {
+            reader.initFromPage(present, ByteBufferInputStream.wrap(data));
+        }
+        catch (IOException e) {
+            throw new UncheckedIOException("cannot read a data page", e);
         }
     }
 
@@ -114,6 +131,7 @@ final class PageValues
         switch (mode) {
             case DICTIONARY:
             case RLE_BOOLEANS:
+            case DELTA_LONGS:
                 valueCursor += present;
                 return;
             case READER:

@@ -88,6 +88,12 @@ final class SelectedValueLoops
                         }
                         cursor++;
                         break;
+                    case DELTA_LONGS:
+                        if (write) {
+                            decodedValue(stream.decoded[cursor], data, slot);
+                        }
+                        cursor++;
+                        break;
                     case READER:
                         readerValue(write, data, slot);
                         break;
@@ -158,6 +164,13 @@ final class SelectedValueLoops
                         }
                     }
                     break;
+            }
+            stream.valueCursor += count;
+        }
+        else if (stream.mode == PageValues.Mode.DELTA_LONGS) {
+            int base = stream.valueCursor - firstRow;
+            for (int slot = from; slot < to; slot++) {
+                decodedValue(stream.decoded[base + selected[slot]], data, slot);
             }
             stream.valueCursor += count;
         }
@@ -282,6 +295,24 @@ final class SelectedValueLoops
                 return;
             case BOOL:
                 throw new IllegalStateException("dictionary-encoded booleans");
+        }
+    }
+
+    // One DELTA_BINARY_PACKED value (an INT32 column's as its low 32 bits) into slot.
+    private void decodedValue(long value, long data, int slot)
+    {
+        switch (layout) {
+            case FIXED4:
+                MemoryUtil.putInt(data + (long) slot * 4, (int) value);
+                return;
+            case FIXED8:
+                MemoryUtil.putLong(data + (long) slot * 8, value);
+                return;
+            case DECIMAL:
+                putDecimal(data, slot, type == PrimitiveTypeName.INT32 ? (int) value : value);
+                return;
+            default:
+                throw new IllegalStateException("DELTA_BINARY_PACKED values for a " + layout + " column");
         }
     }
 
