@@ -3,6 +3,7 @@ package dev.ferry.plugin;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.ferry.plugin.explain.ExplainRegistration;
@@ -12,6 +13,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.FormattedMode$;
 import org.apache.spark.sql.execution.SparkPlan;
+import org.apache.spark.sql.execution.metric.SQLMetric;
 import org.apache.spark.sql.execution.adaptive.AdaptiveSparkPlanExec;
 import org.apache.spark.sql.execution.adaptive.QueryStageExec;
 import org.junit.jupiter.api.AfterAll;
@@ -149,12 +151,52 @@ class TestExplainAndMetrics
         assertEquals(List.of("ferryFallbackHOST_SHMToTCP"), moderate.stream().filter(TestExplainAndMetrics::isFallbackStep).toList(), moderate.toString());
         assertEquals(8, debug.stream().filter(TestExplainAndMetrics::isFallbackStep).count(), debug.toString());
         assertTrue(debug.contains("ferryFallbackNVLINKToHOST_STAGED") && debug.contains("ferryFallbackGPUDIRECT_RDMAToRDMA_HOST_STAGED"), debug.toString());
-        assertEquals(List.of(17, 25, 56), List.of(essential.size(), moderate.size(), debug.size()), "the counts docs/deploying.md gives");
+        assertEquals(List.of(17, 28, 59), List.of(essential.size(), moderate.size(), debug.size()), "the counts docs/deploying.md gives");
+        assertTrue(essential.stream().noneMatch(name -> name.startsWith("ferryMapCodec")), essential.toString());
+        assertTrue(moderate.containsAll(List.of("ferryMapCodecNONE", "ferryMapCodecLZ4", "ferryMapCodecZSTD")), moderate.toString());
         assertTrue(debug.contains("ferryRouteNVLINKBytes") && debug.contains("ferryRouteGPUDIRECT_RDMAFetchWait"), debug.toString());
         for (List<String> level : List.of(essential, moderate, debug)) {
             assertTrue(level.stream().noneMatch(name -> name.toLowerCase(java.util.Locale.ROOT).contains("merged")), "no push-merge counters: " + level);
         }
         assertEquals(11 * 3 - 1, debug.stream().filter(name -> name.startsWith("ferryRoute")).count(), debug.toString());
+    }
+
+    @Test
+    void theExchangeSaysItsCodecAndCountsWhatEachMapTaskWroteWith()
+    {
+        spark.conf().set("spark.ferry.metrics.level", "moderate");
+        try {
+            assertCodec(null, "codec=zstd", "ferryMapCodecZSTD");
+            spark.conf().set("spark.ferry.shuffle.compression.codec", "lz4");
+            assertCodec("lz4", "codec=lz4", "ferryMapCodecLZ4");
+            spark.conf().set("spark.ferry.shuffle.compression.codec", "auto");
+            assertCodec("auto", "codec=auto (lz4 or zstd per map task's link)", null);
+        }
+        finally {
+            spark.conf().unset("spark.ferry.metrics.level");
+            spark.conf().unset("spark.ferry.shuffle.compression.codec");
+        }
+    }
+
+    /** The plan names the codec; the 3 map tasks are counted under {@code counted} (under lz4 or zstd together for auto). */
+    private static void assertCodec(String setting, String argument, String counted)
+    {
+        Dataset<Row> query = groupBy();
+        assertEquals(7, query.collectAsList().size());
+        FerryShuffleExchangeExec exchange = ferryExchanges(query.queryExecution().executedPlan()).get(0);
+        assertTrue(exchange.simpleString(100).contains(", " + argument), setting + ": " + exchange.simpleString(100));
+        Map<String, SQLMetric> metrics = CollectionConverters.asJava(exchange.metrics());
+        long lz4 = metrics.get("ferryMapCodecLZ4").value();
+        long zstd = metrics.get("ferryMapCodecZSTD").value();
+        assertEquals(0, metrics.get("ferryMapCodecNONE").value(), setting);
+        if (counted == null) {
+            assertEquals(3, lz4 + zstd, setting + ": every map task resolved auto to one codec");
+            assertTrue(lz4 == 0 || zstd == 0, setting + ": one executor, one link, one decision: lz4 " + lz4 + ", zstd " + zstd);
+        }
+        else {
+            assertEquals(3, metrics.get(counted).value(), setting + ": " + metrics);
+            assertEquals(3, lz4 + zstd, setting);
+        }
     }
 
     private static boolean isFallbackStep(String name)

@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 
+import dev.ferry.shuffle.format.CompressionKind;
 import dev.ferry.shuffle.transport.metrics.PeerRouteFallbacks;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RoutePolicy;
@@ -48,6 +49,8 @@ public final class ExchangeMetrics
      * {@link #ROUTES}: {@code NVLINK->HOST_STAGED}, {@code GPUDIRECT_RDMA->RDMA_HOST_STAGED}, ...).
      */
     public static final List<String> FALLBACK_STEPS = fallbackSteps();
+    /** The codecs a map output can be written with ({@code auto} is resolved to one of them per map task). */
+    public static final List<CompressionKind> MAP_CODECS = List.of(CompressionKind.NONE, CompressionKind.LZ4, CompressionKind.ZSTD);
 
     private final SQLMetric dataSize;
     private final SQLMetric spillSize;
@@ -56,11 +59,13 @@ public final class ExchangeMetrics
     private final Map<String, SQLMetric> routeMetrics;
     private final SQLMetric routeFallbacks;
     private final Map<String, SQLMetric> fallbackMetrics;
+    private final Map<String, SQLMetric> codecMetrics;
     private final MetricsLevel level;
 
     private ExchangeMetrics(SQLMetric dataSize, SQLMetric spillSize, SQLMetric memorySpilled, SQLMetric corruptBlocks, Map<String, SQLMetric> routeMetrics,
-            SQLMetric routeFallbacks, Map<String, SQLMetric> fallbackMetrics, MetricsLevel level)
+            SQLMetric routeFallbacks, Map<String, SQLMetric> fallbackMetrics, Map<String, SQLMetric> codecMetrics, MetricsLevel level)
     {
+        this.codecMetrics = requireNonNull(codecMetrics, "codecMetrics is null");
         this.routeFallbacks = requireNonNull(routeFallbacks, "routeFallbacks is null");
         this.fallbackMetrics = requireNonNull(fallbackMetrics, "fallbackMetrics is null");
         this.dataSize = requireNonNull(dataSize, "dataSize is null");
@@ -105,12 +110,19 @@ public final class ExchangeMetrics
                 fallbacks.put(fallbackKey(step), SQLMetrics.createMetric(context, "route fallbacks " + step));
             }
         }
+        // Which codec the map tasks wrote with: with codec auto, what each map task's link decided.
+        Map<String, SQLMetric> codecs = new LinkedHashMap<>();
+        if (level != MetricsLevel.ESSENTIAL) {
+            for (CompressionKind codec : MAP_CODECS) {
+                codecs.put(mapCodecKey(codec), SQLMetrics.createMetric(context, "map outputs written with " + codec.name().toLowerCase(Locale.ROOT)));
+            }
+        }
         return new ExchangeMetrics(
                 SQLMetrics.createSizeMetric(context, "data size", -1),
                 SQLMetrics.createSizeMetric(context, "spilled to disk", -1),
                 SQLMetrics.createSizeMetric(context, "memory spilled", -1),
                 SQLMetrics.createMetric(context, "corrupt blocks"),
-                routes, SQLMetrics.createMetric(context, "route fallbacks"), fallbacks, level);
+                routes, SQLMetrics.createMetric(context, "route fallbacks"), fallbacks, codecs, level);
     }
 
     /** Metrics not registered with any SparkContext: for code that runs outside a query (tests, tools). */
@@ -128,8 +140,12 @@ public final class ExchangeMetrics
         for (String step : FALLBACK_STEPS) {
             fallbacks.put(fallbackKey(step), new SQLMetric("sum", 0));
         }
+        Map<String, SQLMetric> codecs = new LinkedHashMap<>();
+        for (CompressionKind codec : MAP_CODECS) {
+            codecs.put(mapCodecKey(codec), new SQLMetric("sum", 0));
+        }
         return new ExchangeMetrics(new SQLMetric("size", -1), new SQLMetric("size", -1), new SQLMetric("size", -1), new SQLMetric("sum", 0), routes,
-                new SQLMetric("sum", 0), fallbacks, MetricsLevel.DEBUG);
+                new SQLMetric("sum", 0), fallbacks, codecs, MetricsLevel.DEBUG);
     }
 
     private static List<String> fallbackSteps()
@@ -158,6 +174,15 @@ public final class ExchangeMetrics
     public MetricsLevel level()
     {
         return level;
+    }
+
+    /** The key of the count of map outputs written with {@code codec}: {@code ferryMapCodecLZ4}. */
+    public static String mapCodecKey(CompressionKind codec)
+    {
+        if (!MAP_CODECS.contains(codec)) {
+            throw new IllegalArgumentException("Map outputs are written with one of " + MAP_CODECS + ", not " + codec);
+        }
+        return "ferryMapCodec" + codec.name();
     }
 
     public static String routeBytesKey(String route)
@@ -228,6 +253,21 @@ public final class ExchangeMetrics
         }
     }
 
+    /** A map task wrote its output with {@code codec} (what {@code auto} resolved to on its executor, or the codec set). */
+    public void addMapCodec(CompressionKind codec)
+    {
+        SQLMetric count = codecMetrics.get(mapCodecKey(codec));
+        if (count != null) {
+            count.add(1);
+        }
+    }
+
+    /** The map-output codec counters the level lists, by {@link #mapCodecKey}. */
+    public Map<String, SQLMetric> codecMetrics()
+    {
+        return codecMetrics;
+    }
+
     /** Counts a block read over {@code route}. */
     public void addRoute(String route, long bytes)
     {
@@ -263,6 +303,7 @@ public final class ExchangeMetrics
         all.put(ROUTE_FALLBACKS, routeFallbacks);
         all.putAll(routeMetrics);
         all.putAll(fallbackMetrics);
+        all.putAll(codecMetrics);
         return all;
     }
 

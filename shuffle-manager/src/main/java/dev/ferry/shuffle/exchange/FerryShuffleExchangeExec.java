@@ -1,6 +1,9 @@
 package dev.ferry.shuffle.exchange;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -10,6 +13,7 @@ import dev.ferry.conf.SparkConfigSources;
 import dev.ferry.shuffle.ExchangeMetrics;
 import dev.ferry.shuffle.ShuffleConfigKeys;
 import dev.ferry.shuffle.UsableRoutes;
+import dev.ferry.shuffle.format.CompressionKind;
 import dev.ferry.shuffle.format.EncodingSettings;
 import org.apache.spark.FutureAction;
 import org.apache.spark.MapOutputStatistics;
@@ -124,6 +128,26 @@ public final class FerryShuffleExchangeExec
     public String nodeName()
     {
         return "FerryColumnarExchange";
+    }
+
+    /**
+     * Spark's exchange arguments (partitioning, origin, plan id), then the codec its map outputs are
+     * written with, so EXPLAIN shows it; {@code auto} is decided by each map task from its node's link
+     * (the {@code ferryMapCodec*} metrics count what they chose, the executors log why).
+     */
+    @Override
+    public scala.collection.Iterator<Object> stringArgs()
+    {
+        List<Object> args = new ArrayList<>();
+        super.stringArgs().foreach(arg -> args.add(arg));
+        args.add(codecArg(encoding.compression()));
+        return CollectionConverters.asScala(args.iterator());
+    }
+
+    static String codecArg(CompressionKind codec)
+    {
+        String name = codec.name().toLowerCase(Locale.ROOT);
+        return codec == CompressionKind.AUTO ? "codec=auto (lz4 or zstd per map task's link)" : "codec=" + name;
     }
 
     @Override

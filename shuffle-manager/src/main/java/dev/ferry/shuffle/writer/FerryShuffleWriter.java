@@ -5,6 +5,7 @@ import java.io.IOException;
 import dev.ferry.shuffle.ArrowShuffleSerializer;
 import dev.ferry.shuffle.FerryShuffleHandle;
 import dev.ferry.shuffle.FerryShuffleRuntime;
+import dev.ferry.shuffle.format.EncodingSettings;
 import dev.ferry.shuffle.format.MapOutputEncoder;
 import dev.ferry.shuffle.store.MapOutputId;
 import org.apache.arrow.memory.BufferAllocator;
@@ -55,8 +56,9 @@ public final class FerryShuffleWriter<K, V>
         ArrowShuffleSerializer serializer = handle.serializer();
         int partitions = handle.numPartitions();
         MapOutputMemory memory = new MapOutputMemory(context.taskMemoryManager());
+        EncodingSettings encoding = runtime.encodingFor(serializer.encoding());
         try (BufferAllocator allocator = runtime.allocator().newChildAllocator("ferry-map-" + mapId, 0, runtime.taskArrowLimit());
-                MapOutputEncoder encoder = new MapOutputEncoder(serializer.schema(), partitions, allocator, runtime.encodingFor(serializer.encoding()), memory,
+                MapOutputEncoder encoder = new MapOutputEncoder(serializer.schema(), partitions, allocator, encoding, memory,
                         () -> SparkEnv.get().blockManager().diskBlockManager().createTempLocalBlock()._2().toPath())) {
             memory.attach(encoder);
             while (records.hasNext()) {
@@ -82,6 +84,7 @@ public final class FerryShuffleWriter<K, V>
             metrics.incRecordsWritten(encoder.records());
             metrics.incWriteTime(encodeNanos);
             serializer.metrics().dataSize().add(encoder.uncompressedBytes());
+            serializer.metrics().addMapCodec(encoding.compression());
             // Spilled: the payloads the encoder moved to disk when Spark asked for memory, and the
             // outputs the store kept on disk instead of in memory.
             long toDisk = spilled + encoder.diskBytesSpilled();
