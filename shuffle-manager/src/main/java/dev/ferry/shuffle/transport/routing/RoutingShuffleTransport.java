@@ -15,6 +15,7 @@ import dev.ferry.device.ipc.SharedMappings;
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.shuffle.store.BlockBytes;
+import dev.ferry.shuffle.transport.BlockFetchException;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.RouteUnavailableException;
@@ -320,7 +321,7 @@ public final class RoutingShuffleTransport
             catch (IOException e) {
                 Optional<RouteUnavailableException> refused = RouteUnavailableException.in(e);
                 if (refused.isEmpty() || attempt >= MAX_FALLBACKS || !fallBack(peer, choice, refused.get(), steps)) {
-                    throw onRoute(choice, e);
+                    throw onRoute(choice, peer, e);
                 }
             }
         }
@@ -357,15 +358,16 @@ public final class RoutingShuffleTransport
 
     /**
      * The failure with its route in front of the message: the reader's fetch failure carries this message to the
-     * driver, whose log then names the route as well as the peer (the transports' messages name the peer). The
-     * cause chain keeps the original, where the block it blames and any refusal are looked up.
+     * driver, whose log then names the route as well as the peer (the transports' messages name the peer). It is a
+     * {@link BlockFetchException} for {@code peer} and the block the original blames, if any, so the reader sees
+     * both without walking the causes; the cause chain keeps the original (and any refusal in it).
      */
-    private static IOException onRoute(PeerRoute choice, IOException failure)
+    private static IOException onRoute(PeerRoute choice, PeerAddress peer, IOException failure)
     {
         if (failure instanceof InterruptedIOException) {
             return failure;
         }
-        return new IOException(choice.carrier() + " route: " + failure.getMessage(), failure);
+        return new BlockFetchException(peer, BlockFetchException.blockOf(failure), choice.carrier() + " route: " + failure.getMessage(), failure);
     }
 
     private static String key(PeerAddress peer)

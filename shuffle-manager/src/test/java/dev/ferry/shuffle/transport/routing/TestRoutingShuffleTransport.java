@@ -199,7 +199,13 @@ class TestRoutingShuffleTransport
 
             // A block the peer does not have is an error naming the peer, never data.
             PeerAddress remote = peer("3", server.port(), place("pcie-b", "GPU0"), false);
-            assertThrows(java.io.IOException.class, () -> routing.fetch(remote, List.of(new ShuffleBlockRef(2, 99, 0)), allocator));
+            // It says the route it took and blames the block, as the reader needs for Spark's FetchFailedException.
+            ShuffleBlockRef missing = new ShuffleBlockRef(2, 99, 0);
+            dev.ferry.shuffle.transport.BlockFetchException failure = assertThrows(dev.ferry.shuffle.transport.BlockFetchException.class,
+                    () -> routing.fetch(remote, List.of(missing), allocator));
+            assertTrue(failure.getMessage().startsWith("RDMA route: "), failure.getMessage());
+            assertEquals(remote, failure.peer());
+            assertEquals(java.util.Optional.of(missing), failure.block(), failure.getMessage());
         }
         finally {
             serverNic.close();
