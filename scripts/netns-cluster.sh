@@ -10,8 +10,10 @@
 # node's Ferry finds itself in the generated topology file by host name. Nothing outside the
 # namespaces this script made is given an address or contacted.
 #
-# Delay, jitter and loss need the netem qdisc (or tc's gact action); where the kernel has neither the
-# script refuses those options and says so instead of faking them with a userspace delay.
+# Loss is random drops of a node's outgoing packets by nftables (nft, 'numgen random'), in the kernel on
+# the node's own link, since this machine's kernel has no netem qdisc and no tc gact action. Delay and
+# jitter need netem; where the kernel lacks it the script refuses them and says so instead of faking
+# them with a userspace delay.
 set -euo pipefail
 
 readonly STATE_ROOT=/run/ferry-netns
@@ -24,12 +26,13 @@ usage() {
     cat <<'USAGE'
 usage: scripts/netns-cluster.sh <command> [options]
 
-  up --classpath FILE [--nodes N] [--rate R] [--delay D] [--loss P] [--run R] [--dir DIR]
+  up --classpath FILE [--nodes N] [--rate R] [--delay D] [--loss P%] [--run R] [--dir DIR]
      [--worker-cores C] [--worker-memory M] [--timeout S] [--owner PID]
         make the namespaces, links and shaping, start the Master and Workers, wait (bounded) until every
         Worker registered; prints the run id, the master URL and the topology file as KEY=VALUE lines.
         FILE holds a ':'-separated class path whose jars (Ferry's own left out) become SPARK_HOME/jars.
-        R is a tc rate (e.g. 500mbit, 1gbit, 10gbit). The cluster belongs to PID (default: the caller);
+        R is a tc rate (e.g. 500mbit, 1gbit, 10gbit); --loss drops P% of every node's packets (nftables).
+        The cluster belongs to PID (default: the caller);
         a later run tears it down as stale once PID has exited.
   run [up options] -- COMMAND...
         up, then COMMAND inside node 0's namespace with FERRY_NETNS_* in its environment, then down;
@@ -41,6 +44,8 @@ usage: scripts/netns-cluster.sh <command> [options]
   partition --run R --node K --peer J on|off
                                         cut (or heal) the path between nodes K and J only: both keep
                                         their links to every other node (a fault)
+  loss --run R --node K|all P%|off       drop P% (0.01..50) of node K's (or every node's) outgoing
+                                        packets at random, or stop and print how many were dropped (a fault)
   kill --run R --node K                 SIGKILL every process in node K (its Worker and executors), as
                                         a machine that dies; the namespace and link stay (a fault)
   counters --run R                      per node: bytes and packets sent/received on its link and the
@@ -58,6 +63,54 @@ die() {
 
 log() {
     echo "netns-cluster: $*" >&2
+}
+
+# P% (or P) as basis points of 10000, for nft's 'numgen random mod 10000 < N'; 0.01% .. 50%.
+loss_basis_points() {
+    echo "$1" | awk '
+        match($0, /^[0-9]+(\.[0-9]+)?%?$/) { p = $0; sub(/%$/, "", p); n = int(p * 100 + 0.5); if (n >= 1 && n <= 5000) { print n; exit 0 } }
+        { exit 1 }' || die "loss '$1' is not a percentage between 0.01% and 50% (e.g. 1%)"
+}
+
+loss_available() {
+    command -v nft >/dev/null 2>&1 || return 1
+    local probe="ferry-probe-nft-$$" ok=1
+    ip netns add "$probe" 2>/dev/null || return 1
+    ip netns exec "$probe" nft add table inet ferry_probe 2>/dev/null && ok=0
+    ip netns del "$probe" 2>/dev/null || true
+    return $ok
+}
+
+# Node K drops P% of what it sends on its link (eth0), chosen per packet at random by the kernel: TCP
+# sees what a lossy link would give it (retransmits, a smaller window). 'off' removes the rule and prints
+# how many packets it dropped.
+set_loss() {
+    local run="$1" k="$2" loss="$3" namespace points
+    namespace="$(node_ns "$run" "$k")"
+    ip netns list | awk '{print $1}' | grep -qx "$namespace" || die "no node $k in run $run"
+    if [ "$loss" = "off" ]; then
+        local dropped
+        dropped="$(ip netns exec "$namespace" nft list table inet ferry_loss 2>/dev/null | sed -nE 's/.*counter packets ([0-9]+) bytes.*/\1/p' | head -n 1)"
+        ip netns exec "$namespace" nft delete table inet ferry_loss 2>/dev/null || true
+        ip -n "$namespace" link set eth0 gso_max_segs 65535 2>/dev/null || true
+        echo "netns-cluster: node $k loss off: dropped ${dropped:-0} packets"
+        return 0
+    fi
+    points="$(loss_basis_points "$loss")"
+    loss_available || die "loss needs nftables ('nft', Debian's nftables package) and netfilter in the kernel"
+    ip netns exec "$namespace" nft delete table inet ferry_loss 2>/dev/null || true
+    # The output hook sees TCP's segments before GSO cuts them into wire packets: one segment per packet,
+    # so a drop loses one packet of the wire, not up to 64 KiB of them at once.
+    ip -n "$namespace" link set eth0 gso_max_segs 1
+    ip netns exec "$namespace" nft -f - <<NFT
+table inet ferry_loss {
+    chain egress {
+        type filter hook output priority 0; policy accept;
+        oifname "eth0" numgen random mod 10000 < $points counter drop
+    }
+}
+NFT
+    log "node $k drops $loss of its outgoing packets"
 }
 
 require_tools() {
@@ -331,9 +384,14 @@ up() {
     [ -n "$classpath" ] || die "up needs --classpath FILE (a ':'-separated class path holding Spark's jars)"
     local bits
     bits="$(rate_bits "$rate")"
-    if { [ -n "$delay" ] && [ "$delay" != "0" ] && [ "$delay" != "0ms" ]; } || { [ -n "$loss" ] && [ "$loss" != "0" ] && [ "$loss" != "0%" ]; }; then
-        netem_available || die "--delay/--loss need the netem qdisc, which this kernel ($(uname -r)) does not have ('tc qdisc add ... netem' fails: Specified qdisc kind is unknown); tc's gact action for random drops is missing too. Only --rate (tbf) can be shaped here; a userspace delay would not be the link, so none is faked."
-        die "--delay/--loss: netem is available on this kernel but not wired into this script yet"
+    if [ -n "$delay" ] && [ "$delay" != "0" ] && [ "$delay" != "0ms" ]; then
+        netem_available || die "--delay needs the netem qdisc, which this kernel ($(uname -r)) does not have ('tc qdisc add ... netem' fails: Specified qdisc kind is unknown). Only --rate (tbf) and --loss (nftables) can be shaped here; a userspace delay would not be the link, so none is faked."
+        die "--delay: netem is available on this kernel but not wired into this script yet"
+    fi
+    [ "$loss" != "0" ] && [ "$loss" != "0%" ] || loss=""
+    if [ -n "$loss" ]; then
+        loss_basis_points "$loss" >/dev/null
+        loss_available || die "--loss needs nftables ('nft', Debian's nftables package) and netfilter in this kernel ($(uname -r))"
     fi
     clean_stale
     [ -n "$run" ] || run="$(free_run_id)"
@@ -377,6 +435,7 @@ up() {
         ip -n "$namespace" link set eth0 up
         shape "$namespace" eth0 "$rate"
         shape "$bridge" "port$k" "$rate"
+        [ -z "$loss" ] || set_loss "$run" "$k" "$loss"
         mkdir -p "/etc/netns/$namespace"
         {
             echo "127.0.0.1 localhost"
@@ -498,7 +557,7 @@ case "$command" in
     list) ip netns list 2>/dev/null | awk '{print $1}' | grep -E "$NAME_PATTERN" || true ;;
     up) require_tools; up "$@" ;;
     run) require_tools; run_command "$@" ;;
-    down|counters|exec|link|partition|kill|submit)
+    down|counters|exec|link|partition|loss|kill|submit)
         require_tools
         run="${FERRY_NETNS_RUN:-}" node="" peer="" rest=()
         while [ $# -gt 0 ]; do
@@ -525,6 +584,17 @@ case "$command" in
             partition)
                 [[ "$node" =~ ^[0-9]+$ ]] && [[ "$peer" =~ ^[0-9]+$ ]] || die "partition needs --node K --peer J"
                 partition "$run" "$node" "$peer" "${rest[0]:-}" ;;
+            loss)
+                [ "${#rest[@]}" -gt 0 ] || die "loss needs P% or off"
+                if [ "$node" = "all" ]; then
+                    [ -f "$STATE_ROOT/$run/nodes" ] || die "no run $run (see: $0 list)"
+                    for k in $(seq 0 $(($(cat "$STATE_ROOT/$run/nodes") - 1))); do
+                        set_loss "$run" "$k" "${rest[0]}"
+                    done
+                else
+                    [[ "$node" =~ ^[0-9]+$ ]] || die "loss needs --node K or --node all"
+                    set_loss "$run" "$node" "${rest[0]}"
+                fi ;;
             kill)
                 [[ "$node" =~ ^[0-9]+$ ]] || die "kill needs --node K"
                 kill_node "$run" "$node" ;;

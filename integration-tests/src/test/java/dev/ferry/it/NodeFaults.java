@@ -72,6 +72,23 @@ final class NodeFaults
         return new Outcome(Integer.parseInt(summary.group(4)), Integer.parseInt(summary.group(5)), Integer.parseInt(summary.group(6)), output);
     }
 
+    /** Whether {@code nft} runs here: the loss fault drops packets with nftables (this kernel has no netem). */
+    static boolean nftablesInstalled()
+    {
+        try {
+            Process process = new ProcessBuilder("nft", "--version").redirectErrorStream(true).start();
+            process.getInputStream().readAllBytes();
+            return process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) && process.exitValue() == 0;
+        }
+        catch (IOException e) {
+            return false;
+        }
+        catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     /** Node K's address in the cluster (the script gives node K 10.213.run.(K+1)); Ferry's block servers advertise it. */
     static String address(NetnsClusterExtension cluster, int node)
     {

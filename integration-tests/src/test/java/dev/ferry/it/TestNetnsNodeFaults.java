@@ -15,15 +15,41 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Node faults on a three-node network-namespace cluster (node 0 holds the Master and the driver; every
- * node a Worker with one executor), each during the join's reduce stage, each compared with Spark's sort
- * shuffle on the same data without a fault. One cluster for both: the partition is healed before the
- * kill, which is last because it is not undone.
+ * node a Worker with one executor): packet loss for a whole run, a partition and a kill during the join's
+ * reduce stage, each compared with Spark's sort
+ * shuffle on the same data without a fault. One cluster for all three: the loss is taken off after its
+ * run and the partition healed before the kill, which is last because it is not undone.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TestNetnsNodeFaults
 {
     @RegisterExtension
     static final NetnsClusterExtension CLUSTER = new NetnsClusterExtension(3, "1gbit", "1g");
+
+    /**
+     * 1% packet loss on every node's link for the whole Ferry run (nftables drops each node's outgoing
+     * packets at random; GSO off there, so a drop is one wire packet): TCP retransmits, the join is slower
+     * but must return the reference's row with no fetch failure, no stage retry and no executor lost,
+     * and the nodes that send map outputs must really have dropped packets.
+     */
+    @Test
+    @Order(0)
+    @Timeout(value = 360, unit = TimeUnit.SECONDS)
+    void joinGivesSparksRowUnderOnePercentPacketLossOnEveryLink()
+            throws IOException, InterruptedException
+    {
+        org.junit.jupiter.api.Assumptions.assumeTrue(NodeFaults.nftablesInstalled(), "packet loss needs nftables' nft (Debian's nftables; .ci/run installs it)");
+        NodeFaults.Outcome outcome = NodeFaults.run(CLUSTER, 3, List.of("--rows", "300000", "--fault", "loss", "--percent", "1%"));
+        for (int node = 0; node < 3; node++) {
+            java.util.regex.Matcher dropped = java.util.regex.Pattern.compile("node " + node + " loss off: dropped (\\d+) packets").matcher(outcome.output());
+            assertTrue(dropped.find(), "No drop count for node " + node + ":\n" + outcome.output());
+            System.out.println("1% loss: node " + node + " dropped " + dropped.group(1) + " packets");
+            if (node > 0) {
+                assertTrue(Long.parseLong(dropped.group(1)) > 0, "Node " + node + " sent map outputs but dropped no packet at 1% loss:\n" + outcome.output());
+            }
+        }
+        assertTrue(outcome.fetchFailures() == 0 && outcome.executorsRemoved() == 0, "1% loss is TCP's to hide: no fetch may fail and no executor be lost:\n" + outcome.output());
+    }
 
     /**
      * Nodes 1 and 2 cut from each other for 10 s (each still reaches node 0 and the driver): their

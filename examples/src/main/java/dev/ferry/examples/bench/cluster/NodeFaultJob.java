@@ -28,7 +28,9 @@ import org.apache.spark.sql.SparkSession;
  * <li>{@code link-down}: node {@code --node}'s link down ({@code ip link set down}) for {@code --seconds}, then up;</li>
  * <li>{@code partition}: the path between node {@code --node} and node {@code --peer} cut for
  *     {@code --seconds}, then healed; both keep their links to every other node (and the driver);</li>
- * <li>{@code kill}: every process of node {@code --node} (its Worker and executor) killed with SIGKILL; not undone.</li>
+ * <li>{@code kill}: every process of node {@code --node} (its Worker and executor) killed with SIGKILL; not undone;</li>
+ * <li>{@code loss}: every node drops {@code --percent} of the packets it sends (nftables, at random) for the
+ *     whole Ferry run, from before its first stage to after its result; each node's drops are printed.</li>
  * </ul>
  * Spark must recover (fetch failures, stage reruns, executor loss) and the job must still return the
  * reference's rows. Prints each fetch failure (its peer and message), each executor removed, the stage
@@ -48,6 +50,7 @@ public final class NodeFaultJob
         int node = 1;
         int peer = -1;
         int seconds = 8;
+        String percent = "1%";
         String data = null;
         for (int index = 0; index < args.length; index++) {
             switch (args[index]) {
@@ -56,9 +59,10 @@ public final class NodeFaultJob
                 case "--node" -> node = Integer.parseInt(args[++index]);
                 case "--peer" -> peer = Integer.parseInt(args[++index]);
                 case "--seconds" -> seconds = Integer.parseInt(args[++index]);
+                case "--percent" -> percent = args[++index];
                 case "--data" -> data = args[++index];
                 default -> throw new IllegalArgumentException("Unknown argument " + args[index]
-                        + "; usage: NodeFaultJob [--rows N] [--fault link-down|partition|kill] [--node K] [--peer J] [--seconds S] --data DIR");
+                        + "; usage: NodeFaultJob [--rows N] [--fault link-down|partition|kill|loss] [--node K] [--peer J] [--seconds S] [--percent P%] --data DIR");
             }
         }
         if (data == null) {
@@ -79,11 +83,13 @@ public final class NodeFaultJob
                 yield List.of("partition", "--run", run, "--node", Integer.toString(node), "--peer", Integer.toString(peer), "on");
             }
             case "kill" -> List.of("kill", "--run", run, "--node", Integer.toString(node));
-            default -> throw new IllegalArgumentException("Unknown --fault " + fault + "; say link-down, partition or kill");
+            case "loss" -> List.of("loss", "--run", run, "--node", "all", percent);
+            default -> throw new IllegalArgumentException("Unknown --fault " + fault + "; say link-down, partition, kill or loss");
         };
         List<String> undo = switch (fault) {
             case "link-down" -> List.of("link", "--run", run, "--node", Integer.toString(node), "up");
             case "partition" -> List.of("partition", "--run", run, "--node", Integer.toString(node), "--peer", Integer.toString(peer), "off");
+            case "loss" -> List.of("loss", "--run", run, "--node", "all", "off");
             default -> List.of();
         };
         SparkSession spark = SparkSession.builder().appName("ferry-netns-" + fault)
@@ -105,10 +111,24 @@ public final class NodeFaultJob
             spark.conf().set("spark.ferry.enabled", "false");
             List<Row> reference = spark.sql(QUERY).collectAsList();
             spark.conf().set("spark.ferry.enabled", "true");
-            Fault injected = new Fault(script, fault, start, undo, seconds);
+            // Loss lasts the whole run; the other faults start with its first shuffle-reading stage.
+            boolean wholeRun = fault.equals("loss");
+            Fault injected = new Fault(script, fault, start, undo, seconds, wholeRun);
             spark.sparkContext().addSparkListener(injected);
-            List<Row> faulted = spark.sql(QUERY).collectAsList();
-            injected.awaitDone();
+            List<Row> faulted;
+            if (wholeRun) {
+                injected.start();
+                try {
+                    faulted = spark.sql(QUERY).collectAsList();
+                }
+                finally {
+                    injected.undo();
+                }
+            }
+            else {
+                faulted = spark.sql(QUERY).collectAsList();
+                injected.awaitDone();
+            }
             spark.sparkContext().listenerBus().waitUntilEmpty();
             System.out.printf(Locale.ROOT, "node-fault fault=%s node=%d seconds=%d injected=%s fetchFailures=%d stageRetries=%d executorsRemoved=%d%n", fault, node,
                     seconds, injected.done.get(), injected.fetchFailures.get(), injected.stageRetries.get(), injected.executorsRemoved.get());
@@ -125,7 +145,10 @@ public final class NodeFaultJob
         System.exit(exit);
     }
 
-    /** Starts the fault once the first shuffle-reading stage starts, undoes it after the pause (if it can be undone); records what Spark saw. */
+    /**
+     * Starts the fault once the first shuffle-reading stage starts, undoes it after the pause (if it can be
+     * undone), or for a whole-run fault around the run ({@link #start}, {@link #undo}); records what Spark saw.
+     */
     private static final class Fault
             extends SparkListener
     {
@@ -134,6 +157,7 @@ public final class NodeFaultJob
         private final List<String> start;
         private final List<String> undo;
         private final int seconds;
+        private final boolean wholeRun;
         private final AtomicBoolean started = new AtomicBoolean();
         private final AtomicBoolean done = new AtomicBoolean();
         private final AtomicInteger fetchFailures = new AtomicInteger();
@@ -141,8 +165,9 @@ public final class NodeFaultJob
         private final AtomicInteger executorsRemoved = new AtomicInteger();
         private final List<Thread> threads = new ArrayList<>();
 
-        Fault(String script, String name, List<String> start, List<String> undo, int seconds)
+        Fault(String script, String name, List<String> start, List<String> undo, int seconds, boolean wholeRun)
         {
+            this.wholeRun = wholeRun;
             this.script = script;
             this.name = name;
             this.start = start;
@@ -162,7 +187,7 @@ public final class NodeFaultJob
         @Override
         public void onStageSubmitted(SparkListenerStageSubmitted submitted)
         {
-            if (!submitted.stageInfo().parentIds().isEmpty() && started.compareAndSet(false, true)) {
+            if (!wholeRun && !submitted.stageInfo().parentIds().isEmpty() && started.compareAndSet(false, true)) {
                 Thread thread = new Thread(this::inject, "node-fault");
                 thread.setDaemon(true);
                 synchronized (threads) {
@@ -207,6 +232,22 @@ public final class NodeFaultJob
                 }
                 done.set(true);
             }
+        }
+
+        /** A whole-run fault: on before the run's first stage. */
+        void start()
+        {
+            started.set(true);
+            script(start);
+            System.out.printf(Locale.ROOT, "node-fault %s started (%s)%n", name, String.join(" ", start));
+        }
+
+        /** A whole-run fault: off after the run's result (or its failure). */
+        void undo()
+        {
+            script(undo);
+            System.out.printf(Locale.ROOT, "node-fault %s undone (%s)%n", name, String.join(" ", undo));
+            done.set(true);
         }
 
         private void script(List<String> arguments)
