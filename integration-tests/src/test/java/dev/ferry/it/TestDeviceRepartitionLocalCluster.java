@@ -95,6 +95,7 @@ class TestDeviceRepartitionLocalCluster
         }
         assertEquals(24_000, rows);
         String routes = "bytes by route " + bytes + ", host-staged by decided route " + staged + "; " + results.stream().map(TestDeviceRepartitionLocalCluster::describe).toList();
+        System.out.println("Device repartition of " + rows + " rows into " + PARTITIONS + " partitions: " + routes);
         assertTrue(bytes.getOrDefault("LOCAL", 0L) > 0, routes);
         assertTrue(bytes.getOrDefault("NVLINK", 0L) > 0, routes);
         assertTrue(bytes.getOrDefault("GPUDIRECT_RDMA", 0L) > 0, routes);
