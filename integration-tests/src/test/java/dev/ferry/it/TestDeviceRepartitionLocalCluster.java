@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.stream.IntStream;
 
 import dev.ferry.gds.api.DeviceBatches;
 import dev.ferry.gds.api.DevicePartition;
@@ -15,6 +16,9 @@ import dev.ferry.gds.api.ExportedDeviceBatch;
 import dev.ferry.gds.device.ArrowDeviceArrayView;
 import dev.ferry.repartition.DeviceRepartition;
 import dev.ferry.repartition.RepartitionedResult;
+import dev.ferry.shuffle.FerryShuffleManager;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
@@ -80,6 +84,8 @@ class TestDeviceRepartitionLocalCluster
         List<RepartitionedResult<ArrayList<String>>> results = DeviceRepartition.of(scan, List.of("k", "s"), PARTITIONS).forEachPartition(new RenderRows());
 
         assertEquals(PARTITIONS, results.size());
+        // Before Spark's own repartition below leaves map outputs of its own in the stores.
+        assertStoresEmpty();
         Map<Integer, List<String>> expected = sparkPartitions(path);
         Map<String, Long> bytes = new TreeMap<>();
         Map<String, Long> staged = new TreeMap<>();
@@ -102,6 +108,21 @@ class TestDeviceRepartitionLocalCluster
         assertEquals(0L, staged.getOrDefault("NVLINK", 0L), routes);
         assertEquals(0L, staged.getOrDefault("GPUDIRECT_RDMA", 0L), routes);
         assertEquals(0L, bytes.getOrDefault("HOST_STAGED", 0L) + bytes.getOrDefault("RDMA_HOST_STAGED", 0L), "nothing spilled or refused here: " + routes);
+    }
+
+    /** The repartition removed its blocks from every executor's device store when it ended (the executors that answer a small probe job). */
+    private void assertStoresEmpty()
+    {
+        List<String> stores = JavaSparkContext.fromSparkContext(spark.sparkContext()).parallelize(IntStream.range(0, 32).boxed().toList(), 32)
+                .map(ignored -> {
+                    FerryShuffleManager manager = (FerryShuffleManager) SparkEnv.get().shuffleManager();
+                    return SparkEnv.get().executorId() + "=" + manager.runtimeIfStarted().map(runtime -> runtime.store().memoryBytes()).orElse(0L);
+                })
+                .collect().stream().distinct().sorted().toList();
+        assertTrue(stores.size() >= 2, "probed executors: " + stores);
+        for (String store : stores) {
+            assertTrue(store.endsWith("=0"), "device store bytes left after the repartition: " + stores);
+        }
     }
 
     /** Spark's own repartition of the same rows, rendered as the consumer renders them (dates as days since the epoch), sorted per partition id. */

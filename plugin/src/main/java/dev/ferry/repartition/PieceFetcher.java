@@ -8,6 +8,7 @@ import dev.ferry.shuffle.FerryShuffleRuntime;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.transport.FetchedBlocks;
 import dev.ferry.shuffle.transport.PeerAddress;
+import dev.ferry.shuffle.transport.RouteUnavailableException;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.gpurdma.GpuRdmaDeviceFetcher;
 import dev.ferry.shuffle.transport.ipc.DeviceLanding;
@@ -33,8 +34,9 @@ import static java.util.Objects.requireNonNull;
  * A reduce task's fetch of its output partition's packed blocks from every map, into this
  * executor's GPU, each peer over the route {@link PieceRoutes} decides (logged once per JVM per
  * peer and route). Counts the bytes per route that carried them and, per decided route, the bytes
- * that passed through host memory on the way (a spilled block, a refused peer pair, a route with
- * no device data path here).
+ * that passed through host memory on the way (a spilled block, a peer pair the backend refuses a
+ * peer copy for, a device route the peer or this executor refuses, a route with no device data
+ * path here).
  */
 final class PieceFetcher
 {
@@ -77,7 +79,7 @@ final class PieceFetcher
                             choice.reason());
                 }
                 List<ShuffleBlockRef> refs = group.stream().map(map -> new ShuffleBlockRef(shuffleId, map.mapId(), partition)).toList();
-                List<Landed> landed = land(choice, group.get(0).peer(), refs);
+                List<Landed> landed = landOrStage(choice, group.get(0).peer(), refs);
                 for (int i = 0; i < group.size(); i++) {
                     Landed one = landed.get(i);
                     pieces.add(new Piece(group.get(i), group.get(i).layout(partition).orElseThrow(), one.buffer(), one.carried()));
@@ -92,6 +94,31 @@ final class PieceFetcher
             if (!success) {
                 pieces.forEach(piece -> piece.block().close());
             }
+        }
+    }
+
+    /**
+     * {@link #land}; a device route that turns out not to work with this peer (an IPC handle this
+     * process cannot open, GPU memory a NIC refuses to register) is not retried on the device path:
+     * the blocks come through the shuffle transport and host memory instead, logged with the reason
+     * and counted as host-staged bytes of the decided route.
+     */
+    private List<Landed> landOrStage(PieceRoutes.Choice choice, PeerAddress peer, List<ShuffleBlockRef> refs)
+            throws IOException
+    {
+        try {
+            return land(choice, peer, refs);
+        }
+        catch (IOException e) {
+            Optional<RouteUnavailableException> refused = RouteUnavailableException.in(e);
+            if (refused.isEmpty()) {
+                throw new IOException("Device repartition: fetching " + refs.size() + " blocks of executor " + peer.executorId() + " over " + choice.route() + ": "
+                        + e.getMessage(), e);
+            }
+            LOG.warn("Device repartition on executor {}: {} does not work with executor {} ({}); its blocks come through the shuffle transport and host memory",
+                    shuffle.executorId(), choice.route(), peer.executorId(), refused.get().getMessage());
+            peerRoutes.merge(peer.executorId(), "; fell back to " + Route.HOST_STAGED + ": " + refused.get().getMessage(), String::concat);
+            return throughTransport(peer, refs);
         }
     }
 
