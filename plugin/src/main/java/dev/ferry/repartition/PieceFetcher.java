@@ -42,6 +42,8 @@ final class PieceFetcher
 {
     private static final Logger LOG = LoggerFactory.getLogger(PieceFetcher.class);
     private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
+    /** Peer (executor id and place) and device route that refused in this JVM, with the reason: later tasks stage those blocks at once. */
+    private static final Map<String, String> REFUSED = new ConcurrentHashMap<>();
 
     private final FerryShuffleRuntime shuffle;
     private final DeviceReads reads;
@@ -100,12 +102,19 @@ final class PieceFetcher
     /**
      * {@link #land}; a device route that turns out not to work with this peer (an IPC handle this
      * process cannot open, GPU memory a NIC refuses to register) is not retried on the device path:
-     * the blocks come through the shuffle transport and host memory instead, logged with the reason
-     * and counted as host-staged bytes of the decided route.
+     * the blocks come through the shuffle transport and host memory instead, logged once with the
+     * reason and counted as host-staged bytes of the decided route; later tasks of this JVM stage
+     * that peer's blocks at once.
      */
     private List<Landed> landOrStage(PieceRoutes.Choice choice, PeerAddress peer, List<ShuffleBlockRef> refs)
             throws IOException
     {
+        String key = peer.executorId() + "@" + peer.topologyInfo() + "/" + choice.route();
+        String refusedBefore = choice.path() == PieceRoutes.Path.LOCAL_STORE ? null : REFUSED.get(key);
+        if (refusedBefore != null) {
+            peerRoutes.merge(peer.executorId(), "; fell back to " + Route.HOST_STAGED + " (refused before): " + refusedBefore, String::concat);
+            return throughTransport(peer, refs);
+        }
         try {
             return land(choice, peer, refs);
         }
@@ -115,8 +124,10 @@ final class PieceFetcher
                 throw new IOException("Device repartition: fetching " + refs.size() + " blocks of executor " + peer.executorId() + " over " + choice.route() + ": "
                         + e.getMessage(), e);
             }
-            LOG.warn("Device repartition on executor {}: {} does not work with executor {} ({}); its blocks come through the shuffle transport and host memory",
-                    shuffle.executorId(), choice.route(), peer.executorId(), refused.get().getMessage());
+            if (REFUSED.putIfAbsent(key, refused.get().getMessage()) == null) {
+                LOG.warn("Device repartition on executor {}: {} does not work with executor {} ({}); its blocks come through the shuffle transport and host memory",
+                        shuffle.executorId(), choice.route(), peer.executorId(), refused.get().getMessage());
+            }
             peerRoutes.merge(peer.executorId(), "; fell back to " + Route.HOST_STAGED + ": " + refused.get().getMessage(), String::concat);
             return throughTransport(peer, refs);
         }
