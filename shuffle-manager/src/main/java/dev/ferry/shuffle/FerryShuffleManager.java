@@ -114,6 +114,12 @@ public class FerryShuffleManager
         return Optional.ofNullable(runtime);
     }
 
+    /** This executor's store, server and transport, started now if no shuffle task started them yet (for device consumers' tasks). */
+    public FerryShuffleRuntime startedRuntime()
+    {
+        return runtime();
+    }
+
     private synchronized FerryShuffleRuntime runtime()
     {
         if (stopped) {

@@ -103,6 +103,7 @@ public final class FerryShuffleRuntime
     private final Path localDirectory;
     private final long maxBytesInFlight;
     private final long taskArrowLimit;
+    private final Optional<DeviceReads> deviceReads;
     // The reduce tasks' remote fetches run here, overlapped with their decoding. Cached, not fixed: each
     // task has at most about five requests out (maxBytesInFlight), so the threads in use are bounded by
     // the running tasks, and idle ones end after a minute.
@@ -112,8 +113,9 @@ public final class FerryShuffleRuntime
     private final AtomicReference<CodecForLink.Decision> lastAutoCodec = new AtomicReference<>();
 
     private FerryShuffleRuntime(String executorId, BlockManagerId location, BufferAllocator allocator, MapOutputStore store, ShuffleTransport transport, BlockServer server,
-            Path localDirectory, long maxBytesInFlight, long taskArrowLimit, int executorCores)
+            Path localDirectory, long maxBytesInFlight, long taskArrowLimit, int executorCores, Optional<DeviceReads> deviceReads)
     {
+        this.deviceReads = requireNonNull(deviceReads, "deviceReads is null");
         this.executorCores = executorCores;
         this.executorId = requireNonNull(executorId, "executorId is null");
         this.location = requireNonNull(location, "location is null");
@@ -150,6 +152,7 @@ public final class FerryShuffleRuntime
             ShmBlockWriter shmWriter = null;
             VerbsBlocks verbs = null;
             DeviceBlockSource deviceBlocks = null;
+            Optional<DeviceReads> deviceReads = Optional.empty();
             if (topology.isPresent()) {
                 Path shmDirectory = ShmNames.directory(config);
                 // A replacement executor cleans up after the one it replaces (killed with its blocks published), whatever its store.
@@ -184,6 +187,11 @@ public final class FerryShuffleRuntime
                 Optional<DeviceBlockReader> deviceReader = landing.map(into -> RoutingShuffleTransport.deviceReader(into, ROUTE_COUNTERS, landingRetain));
                 // Routes that did not work with a peer stay refused for it in a rebuilt transport too.
                 PeerRouteFallbacks fallbacks = new PeerRouteFallbacks();
+                if (store instanceof DeviceTieredMapOutputStore deviceStore) {
+                    // Device consumers route by the topology this executor started with: under probed routes a peer that reported later is not in it, and its blocks go staged (counted).
+                    deviceReads = Optional.of(new DeviceReads(deviceStore, landing.orElseThrow(), deviceReader.orElseThrow(), stream,
+                            new ShmBlockReader(shmDirectory, new RouteCounters()), nic, self, topology.get().cluster(), policy, ROUTE_COUNTERS));
+                }
                 Function<ClusterTopology, ShuffleTransport> routing = cluster -> new RoutingShuffleTransport(cluster, self, policy, stream, shmDirectory,
                         shmReader, nic, noVerbs, ROUTE_COUNTERS, routeLog, landing, deviceReader, fallbacks, crypto);
                 ClusterView view = ExecutorTopology.view().orElseThrow();
@@ -211,7 +219,7 @@ public final class FerryShuffleRuntime
                     topology.map(known -> ", routes by " + (ExecutorTopology.view().map(ClusterView::refreshable).orElse(false) ? "the probed cluster map" : "topology "
                             + known.cluster().name()) + " from " + known.place()).orElse(""));
             return new FerryShuffleRuntime(env.executorId(), location, allocator, store, transport, server, localDirectory,
-                    ShuffleConfigKeys.MAX_BYTES_IN_FLIGHT.get(config), taskArrowLimit, env.conf().getInt("spark.executor.cores", 1));
+                    ShuffleConfigKeys.MAX_BYTES_IN_FLIGHT.get(config), taskArrowLimit, env.conf().getInt("spark.executor.cores", 1), deviceReads);
         }
         catch (IOException e) {
             closeAll(store, transport, allocator);
@@ -366,6 +374,12 @@ public final class FerryShuffleRuntime
     public MapOutputStore store()
     {
         return store;
+    }
+
+    /** The device store and device routes for consumers that keep blocks on the GPU; empty without a device store or a topology. */
+    public Optional<DeviceReads> deviceReads()
+    {
+        return deviceReads;
     }
 
     public ShuffleTransport transport()

@@ -48,6 +48,12 @@ import static java.util.Objects.requireNonNull;
  * the device decoder refuses (nested, DELTA_*, BYTE_STREAM_SPLIT, converted types) are decoded on the
  * CPU and uploaded, and counted by reason in the {@link PartitionResult}. Only flat columns and no
  * partition columns; tasks are placed by Spark without the scan's locality preferences.
+ *
+ * <p>To repartition the batches by key columns across the executors' GPUs first (as
+ * {@code df.repartition(n, keys)} places rows), hand the {@link DeviceScan} to
+ * {@code dev.ferry.repartition.DeviceRepartition.of(scan, keys, n)} in the plugin jar (it needs
+ * Ferry's shuffle manager, which this module does not depend on); its {@code forEachPartition}
+ * takes the same {@link DevicePartitionFunction}.
  */
 public final class DeviceBatches
 {
@@ -117,14 +123,32 @@ public final class DeviceBatches
             return description;
         }
 
-        /** Runs {@code function} on every partition's device batches, one task per partition; the results in partition order. */
-        public <R extends Serializable> List<PartitionResult<R>> forEachPartition(DevicePartitionFunction<R> function)
+        public SparkSession spark()
         {
-            requireNonNull(function, "function is null");
+            return spark;
+        }
+
+        /** The gds scan's device reader factory; refused for a scan that answers with another (pushed aggregates). */
+        public GdsReaderFactory readerFactory()
+        {
             PartitionReaderFactory factory = batch.createReaderFactory();
             if (!(factory instanceof GdsReaderFactory gds)) {
                 throw new IllegalStateException("The gds scan answers with " + factory.getClass().getSimpleName() + " (pushed aggregates?); device batches need its batch reader");
             }
+            return gds;
+        }
+
+        /** The scan's partitions, one task each. */
+        public List<InputPartition> partitions()
+        {
+            return List.of(batch.planInputPartitions());
+        }
+
+        /** Runs {@code function} on every partition's device batches, one task per partition; the results in partition order. */
+        public <R extends Serializable> List<PartitionResult<R>> forEachPartition(DevicePartitionFunction<R> function)
+        {
+            requireNonNull(function, "function is null");
+            GdsReaderFactory gds = readerFactory();
             InputPartition[] partitions = batch.planInputPartitions();
             if (partitions.length == 0) {
                 return List.of();
@@ -166,7 +190,7 @@ public final class DeviceBatches
                 finally {
                     device.close();
                 }
-                GdsDeviceBatchReader.Counters counters = device.counters();
+                GdsDeviceBatchReader.Counters counters = reader.counters();
                 return List.of(new PartitionResult<>(index, value, device.backend(), device.device(), counters.batches(), counters.rows(),
                         device.deviceBytes(), counters.decodedHostBytes(), counters.decodedDeviceBytes(), counters.deviceFallbacks(), counters.bytesByRoute(),
                         device.exportedAs(), device.exportReason(), device.exportHostCopyBytes())).iterator();

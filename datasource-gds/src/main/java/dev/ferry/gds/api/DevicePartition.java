@@ -3,7 +3,7 @@ package dev.ferry.gds.api;
 import dev.ferry.gds.device.ArrowDeviceArrayLayout;
 import dev.ferry.gds.device.DeviceBatch;
 import dev.ferry.gds.device.DeviceBatchExport;
-import dev.ferry.gds.spark.GdsDeviceBatchReader;
+import dev.ferry.gds.device.DeviceBatchSource;
 import org.apache.spark.sql.types.StructType;
 
 import java.io.IOException;
@@ -12,15 +12,16 @@ import java.util.Optional;
 import static java.util.Objects.requireNonNull;
 
 /**
- * One partition of a {@link DeviceBatches} read, as its function sees it: the device it runs on and
- * its batches, read by the gds device reader into that device's memory and exported one at a time.
- * Not thread-safe: the function's own thread.
+ * One partition of a {@link DeviceBatches} read (or of its repartitioned output), as its function
+ * sees it: the device it runs on and its batches, in that device's memory (read by the gds device
+ * reader, or fetched from the maps' GPUs), exported one at a time. Not thread-safe: the function's
+ * own thread.
  */
 public final class DevicePartition
         implements AutoCloseable
 {
     private final int partitionId;
-    private final GdsDeviceBatchReader reader;
+    private final DeviceBatchSource reader;
     private final StructType schema;
     private ExportedDeviceBatch current;
     private long deviceBytes;
@@ -28,7 +29,8 @@ public final class DevicePartition
     private String exportedAs = "none (no batches)";
     private String exportReason = "";
 
-    DevicePartition(int partitionId, GdsDeviceBatchReader reader, StructType schema)
+    /** {@code reader}'s batches, each holding the columns of {@code schema}; the reader stays its owner's to close. */
+    public DevicePartition(int partitionId, DeviceBatchSource reader, StructType schema)
     {
         this.partitionId = partitionId;
         this.reader = requireNonNull(reader, "reader is null");
@@ -89,29 +91,27 @@ public final class DevicePartition
         return Optional.of(current);
     }
 
-    long deviceBytes()
+    /** Bytes of column data of the batches handed out so far. */
+    public long deviceBytes()
     {
         return deviceBytes;
     }
 
-    long exportHostCopyBytes()
+    /** Of those, bytes the export copied back to host memory for the consumer (a backend that lends no device address). */
+    public long exportHostCopyBytes()
     {
         return exportHostCopyBytes;
     }
 
-    String exportedAs()
+    /** How the last batch was handed over ({@code ARROW_DEVICE_CUDA}, {@code ARROW_DEVICE_CPU}). */
+    public String exportedAs()
     {
         return exportedAs;
     }
 
-    String exportReason()
+    public String exportReason()
     {
         return exportReason;
-    }
-
-    GdsDeviceBatchReader.Counters counters()
-    {
-        return reader.counters();
     }
 
     private void closeCurrent()

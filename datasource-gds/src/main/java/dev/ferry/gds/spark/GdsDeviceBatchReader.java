@@ -5,6 +5,7 @@ import dev.ferry.device.DeviceStream;
 import dev.ferry.device.GpuResolution;
 import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.device.DeviceBatch;
+import dev.ferry.gds.device.DeviceBatchSource;
 import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.io.IoRoute;
 import dev.ferry.gds.io.ParquetDataSource;
@@ -39,7 +40,7 @@ import static java.util.Objects.requireNonNull;
  * Not thread-safe: one task.
  */
 public final class GdsDeviceBatchReader
-        implements Closeable
+        implements Closeable, DeviceBatchSource
 {
     private final Iterator<FileSlice> slices;
     private final GdsReadSettings settings;
@@ -77,6 +78,7 @@ public final class GdsDeviceBatchReader
     }
 
     /** The next batch in device memory (its stream synchronized), or empty after the last slice; the caller owns and closes it. */
+    @Override
     public Optional<DeviceBatch> next()
             throws IOException
     {
@@ -100,11 +102,13 @@ public final class GdsDeviceBatchReader
         }
     }
 
+    @Override
     public DeviceRuntime runtime()
     {
         return runtime;
     }
 
+    @Override
     public int device()
     {
         return target.device();

@@ -111,6 +111,41 @@ public final class TieredShuffleStore
         }
     }
 
+    /**
+     * Stores {@code buffer} itself as the block, without a copy: for producers whose output is
+     * already in device memory (device batches repartitioned on the GPU). The buffer must be an
+     * allocation of this store's pool on its device (so it is counted against the pool's limit and
+     * can be spilled like any other block); the store owns it from here, also when this throws.
+     */
+    public void putOnDevice(StoredBlock block, DeviceBuffer buffer)
+    {
+        requireNonNull(block, "block is null");
+        requireNonNull(buffer, "buffer is null");
+        boolean stored = false;
+        try {
+            if (buffer.length() == 0) {
+                throw new IllegalArgumentException("Block " + block + " is empty");
+            }
+            if (buffer.allocator() != pool.allocator()) {
+                throw new IllegalArgumentException("Block " + block + " is " + buffer.name() + ", not an allocation of this store's pool on device " + device);
+            }
+            synchronized (this) {
+                checkOpen();
+                if (entries.containsKey(block)) {
+                    throw new IllegalArgumentException("Block " + block + " is already stored");
+                }
+                entries.put(block, Entry.onDevice(block, buffer));
+                deviceBytes += buffer.length();
+                stored = true;
+            }
+        }
+        finally {
+            if (!stored) {
+                buffer.close();
+            }
+        }
+    }
+
     private synchronized void checkNew(StoredBlock block)
     {
         checkOpen();

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.device.pool.BlockLease;
 import dev.ferry.device.pool.DeviceMemoryPool;
 import dev.ferry.device.pool.StoredBlock;
@@ -78,6 +79,12 @@ public final class DeviceTieredMapOutputStore
                 tiers.releaseTask(id.mapId());
             }
         }
+        recordCommitted(id, lengths);
+        return 0;
+    }
+
+    private void recordCommitted(MapOutputId id, long[] lengths)
+    {
         Long superseded;
         synchronized (this) {
             outputs.put(id.mapId(), new Output(id, lengths));
@@ -87,7 +94,42 @@ public final class DeviceTieredMapOutputStore
         if (superseded != null && superseded != id.mapId()) {
             remove(id.shuffleId(), superseded);
         }
-        return 0;
+    }
+
+    /**
+     * Keeps a map output that is already in device memory: {@code blocks.get(r)} is reduce
+     * partition r's block, an allocation of {@link #pool()} that the store takes over without a
+     * copy (empty for an empty partition). Served like {@link #commit}'s blocks: {@link #borrow}
+     * lends them to the device routes, {@link #open} copies them to host memory, and a later
+     * attempt of the same map index supersedes this one. The store owns every buffer from here,
+     * also when this throws.
+     */
+    public void commitOnDevice(MapOutputId id, List<Optional<DeviceBuffer>> blocks)
+    {
+        long[] lengths = new long[blocks.size()];
+        boolean success = false;
+        int next = 0;
+        try {
+            for (; next < blocks.size(); next++) {
+                Optional<DeviceBuffer> block = blocks.get(next);
+                if (block.isEmpty()) {
+                    continue;
+                }
+                lengths[next] = block.get().length();
+                tiers.putOnDevice(new StoredBlock(id.shuffleId(), id.mapId(), next, id.stageId(), id.mapId()), block.get());
+            }
+            success = true;
+        }
+        finally {
+            if (!success) {
+                // putOnDevice closed the block it failed on; the ones after it were never handed over.
+                for (int rest = next + 1; rest < blocks.size(); rest++) {
+                    blocks.get(rest).ifPresent(DeviceBuffer::close);
+                }
+                tiers.releaseTask(id.mapId());
+            }
+        }
+        recordCommitted(id, lengths);
     }
 
     private static long sum(long[] lengths)

@@ -82,6 +82,15 @@ public final class DeviceBlockReader
      */
     public DeviceBuffer readToDevice(IpcHandle handle, DeviceLanding landing, Route route)
     {
+        return readToDeviceOver(handle, landing, route).buffer();
+    }
+
+    /** A block read into this reader's GPU and the route that carried it ({@code HOST_STAGED} where the backend refused the peer pair). */
+    public record DeviceRead(DeviceBuffer buffer, Route carried) {}
+
+    /** As {@link #readToDevice}, saying which route carried the block. */
+    public DeviceRead readToDeviceOver(IpcHandle handle, DeviceLanding landing, Route route)
+    {
         requireNonNull(handle, "handle is null");
         requireNonNull(landing, "landing is null");
         if (landing.runtime() != runtime) {
@@ -119,7 +128,7 @@ public final class DeviceBlockReader
                 }
             }
             counters.recordBlock(carried, target.length());
-            return target;
+            return new DeviceRead(target, carried);
         }
     }
 

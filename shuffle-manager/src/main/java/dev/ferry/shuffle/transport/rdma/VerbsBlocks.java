@@ -5,6 +5,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.ferry.device.DeviceRegion;
 import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.device.pool.BlockLease;
 import dev.ferry.shuffle.store.BlockBytes;
 import dev.ferry.shuffle.store.HostRegion;
@@ -78,6 +80,7 @@ public final class VerbsBlocks
     private volatile boolean closed;
     // GPU memory is registered a region (pool slab, simulated arena) at a time, once; blocks are slices of it.
     private final RegistrationCache deviceRegions;
+    private static final Set<Access> DEVICE_REGION_ACCESS = Collections.unmodifiableSet(EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ));
     // Regions whose whole registration the NIC refused (a slab larger than BAR1 allows): registered per block instead. A few slabs at most.
     private final Set<Object> perBlockRegions = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
     // GPU blocks registered one at a time because their region could not be registered whole (the fallback above), counted.
@@ -99,7 +102,8 @@ public final class VerbsBlocks
     public VerbsBlocks(VerbsDevice device, VerbsSettings settings, int readChunkBytes, Duration timeout, long landingRetainBytes)
     {
         this.device = requireNonNull(device, "device is null");
-        this.deviceRegions = new RegistrationCache(device.protectionDomain(), Access.remoteReadable());
+        // Regions are READ sources for peers and READ sinks for this executor's own device landings (GPUDIRECT_RDMA into its GPU): one registration serves both.
+        this.deviceRegions = new RegistrationCache(device.protectionDomain(), DEVICE_REGION_ACCESS);
         this.hostRegions = new RegistrationCache(device.protectionDomain(), Access.remoteReadable());
         this.landings = new RdmaLandingPool(device.protectionDomain(), landingRetainBytes);
         this.settings = requireNonNull(settings, "settings is null");
@@ -296,27 +300,7 @@ public final class VerbsBlocks
         boolean success = false;
         try {
             int length = Math.toIntExact(lease.length());
-            Optional<DeviceRegion> known = runtime.regionOf(lease.buffer());
-            Optional<DeviceRegion> region = known.filter(candidate -> !perBlockRegions.contains(candidate.key()));
-            Registration registration = null;
-            if (region.isPresent()) {
-                try {
-                    registration = deviceRegions.block(region.get().key(), (domain, access) -> registerRegion(region.get(), domain, access), region.get().offset(), length);
-                }
-                catch (VerbsException e) {
-                    // The whole region does not fit (BAR1 smaller than a slab): its blocks are registered one at a time, as before.
-                    if (perBlockRegions.add(region.get().key())) {
-                        LOG.warn("Ferry GPUDirect RDMA: {} cannot register the whole {} ({}); its blocks are registered one at a time", device.name(), region.get(),
-                                e.getMessage());
-                    }
-                }
-            }
-            if (registration == null) {
-                if (known.isPresent()) {
-                    perBlockDeviceRegistrations.incrementAndGet();
-                }
-                registration = DeviceRegistrations.register(runtime, lease.buffer(), device.protectionDomain(), Access.remoteReadable());
-            }
+            Registration registration = registerDevice(runtime, lease.buffer(), length, Access.remoteReadable());
             try {
                 RemoteSlices slices = slices(Memory.DEVICE, length, registration);
                 success = true;
@@ -333,6 +317,34 @@ public final class VerbsBlocks
                 lease.close();
             }
         }
+    }
+
+    /**
+     * A registration of {@code length} bytes of {@code buffer}: a slice of its whole region's (made
+     * once, {@link RegistrationCache}) where the region fits, else the buffer alone with
+     * {@code perBlockAccess}.
+     */
+    private Registration registerDevice(DeviceRuntime runtime, DeviceBuffer buffer, int length, Set<Access> perBlockAccess)
+            throws VerbsException
+    {
+        Optional<DeviceRegion> known = runtime.regionOf(buffer);
+        Optional<DeviceRegion> region = known.filter(candidate -> !perBlockRegions.contains(candidate.key()));
+        if (region.isPresent()) {
+            try {
+                return deviceRegions.block(region.get().key(), (domain, access) -> registerRegion(region.get(), domain, access), region.get().offset(), length);
+            }
+            catch (VerbsException e) {
+                // The whole region does not fit (BAR1 smaller than a slab): its blocks are registered one at a time, as before.
+                if (perBlockRegions.add(region.get().key())) {
+                    LOG.warn("Ferry GPUDirect RDMA: {} cannot register the whole {} ({}); its blocks are registered one at a time", device.name(), region.get(),
+                            e.getMessage());
+                }
+            }
+        }
+        if (known.isPresent()) {
+            perBlockDeviceRegistrations.incrementAndGet();
+        }
+        return DeviceRegistrations.register(runtime, buffer, device.protectionDomain(), perBlockAccess);
     }
 
     /** Registers the whole region and arranges for it to be deregistered before its memory is given back. */
@@ -455,6 +467,37 @@ public final class VerbsBlocks
             if (!success) {
                 body.close();
             }
+        }
+    }
+
+    /**
+     * READs the block {@code response} describes straight into {@code target}, memory of this
+     * executor's GPU registered with this NIC for the READ's duration (GPUDirect RDMA into the
+     * reader's GPU, for a device consumer): the peer's NIC reads its GPU memory and this NIC writes
+     * this GPU's, no host memory on either side. The target is registered as the served blocks are:
+     * as a slice of its region's registration where the region is registered whole. A NIC that
+     * cannot register the target (no peer memory here) is a {@link VerbsException}, before anything
+     * is read.
+     */
+    public void readToDevice(RemoteSlices response, DeviceRuntime runtime, DeviceBuffer target, VerbsConnection connection)
+            throws IOException
+    {
+        InetSocketAddress listener = new InetSocketAddress(response.nicHost(), response.nicPort());
+        if (!listener.equals(connection.peer())) {
+            throw new IOException("The block's location names NIC listener " + listener + ", but the peer admitted this reader at " + connection.peer());
+        }
+        if (response.length() > target.length()) {
+            throw new IOException("A block of " + response.length() + " bytes does not fit the device landing buffer of " + target.length());
+        }
+        if (response.length() == 0) {
+            return;
+        }
+        Registration sink = registerDevice(runtime, target, Math.toIntExact(response.length()), Access.readSink());
+        try {
+            readInto(response, sink, connection);
+        }
+        finally {
+            sink.deregister();
         }
     }
 

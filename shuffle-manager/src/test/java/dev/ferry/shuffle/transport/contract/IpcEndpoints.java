@@ -53,6 +53,7 @@ final class IpcEndpoints
     private final PeerAddress peer;
     private final ShuffleTransport reader;
     private final List<ShuffleTransport> extraReaders = new ArrayList<>();
+    private final List<RoutedEndpoints.DeviceConsumerSide> deviceConsumers = new ArrayList<>();
     private String childVerdict;
     private boolean closed;
 
@@ -85,6 +86,31 @@ final class IpcEndpoints
         return new RoutingShuffleTransport(cluster, self, new RoutePolicy(RoutePolicyConfig.defaults()), new TcpShuffleTransport(20_000, 16 << 20, auth), shm,
                 new ShmBlockReader(shm, counters), Optional.empty(), "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.of(new DeviceLanding(runtime, landingPool)), 64L << 20,
                 readerSecurity.crypto());
+    }
+
+    /** A device consumer on the reading side: its own stream connections, its landing pool on this JVM's simulated GPU and the IPC reader over it. Closed with these endpoints. */
+    RoutedEndpoints.DeviceConsumerSide deviceConsumer()
+    {
+        RouteCounters counters = new RouteCounters();
+        DeviceLanding landing = new DeviceLanding(runtime, landingPool);
+        RoutedEndpoints.DeviceConsumerSide side = new RoutedEndpoints.DeviceConsumerSide(new TcpShuffleTransport(20_000, 16 << 20, security.tcpAuth()), landing,
+                RoutingShuffleTransport.deviceReader(landing, counters, 0), Optional.empty(), new ShmBlockReader(directory.resolve("shm"), new RouteCounters()), counters,
+                new org.apache.arrow.memory.RootAllocator());
+        deviceConsumers.add(side);
+        return side;
+    }
+
+    /** {@code buffer}'s bytes, copied back to host memory (for comparisons). */
+    byte[] hostCopy(dev.ferry.device.memory.DeviceBuffer buffer)
+    {
+        ByteBuffer host = ByteBuffer.allocateDirect(Math.toIntExact(buffer.length()));
+        try (dev.ferry.device.DeviceStream stream = runtime.newStream(buffer.location().device())) {
+            stream.copyToHost(buffer, 0, host);
+            stream.synchronize();
+        }
+        byte[] bytes = new byte[host.capacity()];
+        host.rewind().get(bytes);
+        return bytes;
     }
 
     @Override
@@ -199,6 +225,7 @@ final class IpcEndpoints
                 childVerdict = childVerdict + "; closing the child failed: " + e;
             }
         }
+        deviceConsumers.forEach(RoutedEndpoints.DeviceConsumerSide::close);
         // Both throw with the device allocator's leak report if a landing buffer was not released.
         landingPool.close();
         runtime.close();

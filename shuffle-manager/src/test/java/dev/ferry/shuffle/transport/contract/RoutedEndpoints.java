@@ -28,6 +28,7 @@ import dev.ferry.shuffle.transport.PeerAddress;
 import dev.ferry.shuffle.transport.ShuffleBlockRef;
 import dev.ferry.shuffle.transport.ShuffleTransport;
 import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
 import dev.ferry.shuffle.transport.ipc.DeviceLanding;
 import dev.ferry.shuffle.transport.metrics.PeerRouteLog;
 import dev.ferry.shuffle.transport.metrics.RouteCounters;
@@ -112,6 +113,7 @@ final class RoutedEndpoints
     private final PeerAddress peer;
     private final ShuffleTransport reader;
     private final List<ShuffleTransport> extraReaders = new ArrayList<>();
+    private final List<DeviceConsumerSide> deviceConsumers = new ArrayList<>();
     private boolean closed;
     private boolean released;
 
@@ -199,6 +201,55 @@ final class RoutedEndpoints
         return new RoutingShuffleTransport(cluster, wiring.self(), new RoutePolicy(RoutePolicyConfig.defaults()), stream, shm, new ShmBlockReader(shm, counters), nic,
                 "no verbs layer in this contract family", counters, new PeerRouteLog(), Optional.ofNullable(runtime).map(device -> new DeviceLanding(device, landingPool)), 64L << 20,
                 readerSecurity.crypto());
+    }
+
+    /**
+     * What a device consumer on the reading executor fetches into its GPU with: its own stream
+     * connections, the landing pool on its GPU and the IPC reader over it, its NIC where the wiring
+     * has NICs, and counters of its own. Closed with these endpoints.
+     */
+    record DeviceConsumerSide(TcpShuffleTransport stream, DeviceLanding landing, DeviceBlockReader reader, Optional<VerbsBlocks> nic, ShmBlockReader staged,
+            RouteCounters counters, BufferAllocator staging)
+            implements AutoCloseable
+    {
+        @Override
+        public void close()
+        {
+            stream.close();
+            reader.close();
+            nic.ifPresent(VerbsBlocks::close);
+            staging.close();
+        }
+    }
+
+    DeviceConsumerSide deviceConsumer(String nicName)
+            throws Exception
+    {
+        if (runtime == null) {
+            throw new IllegalStateException("a device consumer needs device blocks in the wiring");
+        }
+        RouteCounters counters = new RouteCounters();
+        DeviceLanding landing = new DeviceLanding(runtime, landingPool);
+        Optional<VerbsBlocks> nic = wiring.nics() == null ? Optional.empty()
+                : Optional.of(new VerbsBlocks(wiring.nics().open(nicName), VERBS, 256 << 10, Duration.ofSeconds(20)));
+        DeviceConsumerSide side = new DeviceConsumerSide(new TcpShuffleTransport(TIMEOUT_MILLIS, 16 << 20, security.tcpAuth()), landing,
+                RoutingShuffleTransport.deviceReader(landing, counters, 0), nic, new ShmBlockReader(directory.resolve("shm"), new RouteCounters()), counters,
+                new RootAllocator());
+        deviceConsumers.add(side);
+        return side;
+    }
+
+    /** {@code buffer}'s bytes, copied back to host memory (for comparisons). */
+    byte[] hostCopy(dev.ferry.device.memory.DeviceBuffer buffer)
+    {
+        ByteBuffer host = ByteBuffer.allocateDirect(Math.toIntExact(buffer.length()));
+        try (dev.ferry.device.DeviceStream stream = runtime.newStream(buffer.location().device())) {
+            stream.copyToHost(buffer, 0, host);
+            stream.synchronize();
+        }
+        byte[] bytes = new byte[host.capacity()];
+        host.rewind().get(bytes);
+        return bytes;
     }
 
     @Override
@@ -362,6 +413,7 @@ final class RoutedEndpoints
                 assertEquals(0, simulated.registeredRegions(), "closing the NIC deregistered every block and every cached GPU region");
             }
         }
+        deviceConsumers.forEach(DeviceConsumerSide::close);
         shmWriter.close();
         if (store != null) {
             store.close();
