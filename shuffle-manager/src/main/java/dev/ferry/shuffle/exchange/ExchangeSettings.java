@@ -24,7 +24,8 @@ final class ExchangeSettings
                 ShuffleConfigKeys.MIN_COMPRESS_BYTES.get(session),
                 ShuffleConfigKeys.BATCH_TARGET_BYTES.get(session),
                 ShuffleConfigKeys.MAP_BUFFER_BYTES.get(session),
-                checksum());
+                checksum(),
+                ShuffleConfigKeys.SCATTER_BUFFER_BYTES.get(session));
     }
 
     /** Spark's own {@code spark.shuffle.checksum.enabled} / {@code .algorithm}, with Spark's defaults. */

@@ -10,6 +10,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.Checksum;
 
 import dev.ferry.shuffle.store.EncodedMapOutput;
@@ -17,7 +18,10 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.compression.CompressionCodec;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static java.util.Objects.requireNonNull;
 
@@ -25,6 +29,16 @@ import static java.util.Objects.requireNonNull;
  * One map task's output being built: rows are appended to the open Arrow batch of their reduce
  * partition; a batch that reaches the target size is serialized onto that partition's payload,
  * and when the task's open batches together hold too much memory, all are flushed and released.
+ *
+ * <p>UnsafeRows are first copied into a stage ({@link StagedRows}, {@link EncodingSettings#stageBytes}):
+ * when it is full, its rows are sorted by partition and each partition's run is appended column by
+ * column, so one partition's vectors are in cache while its rows go in (appending each row as it
+ * came touched another partition's vectors per row: 788 ns a row over 200 partitions against
+ * 354 ns into one). A partition's rows keep their order and its batches are flushed at the same
+ * rows as without the stage, so the blocks are the same bytes; only an early flush or a spill
+ * forced by a short grant while the stage drains cuts batches at other rows (the same rows in the
+ * same order). Rows that are not UnsafeRows, larger than the stage, or met when no stage memory was
+ * granted are appended straight after the stage is drained (counted by {@link DirectReason}).
  *
  * <p>The payloads (serialized batches, on the heap until commit) are accounted with
  * {@link MemoryGrants}: each growth is asked for after the batch that caused it, and when less is
@@ -38,6 +52,8 @@ public final class MapOutputEncoder
     // Checking a batch's size walks its vectors, so it is done every so many rows, not per row.
     private static final int SIZE_CHECK_INTERVAL = 256;
     private static final int MEMORY_CHECK_INTERVAL = 1024;
+    private static final Logger LOG = LoggerFactory.getLogger(MapOutputEncoder.class);
+    private static final AtomicBoolean[] DIRECT_LOGGED = {new AtomicBoolean(), new AtomicBoolean(), new AtomicBoolean()};
 
     private final Schema schema;
     private final BufferAllocator allocator;
@@ -62,6 +78,15 @@ public final class MapOutputEncoder
     private int spills;
     private boolean spilling;
     private boolean closed;
+    // The stage, its accounted heap (part of heldBytes), and the rows it is appended from.
+    private final long stageBytes;
+    private StagedRows stage;
+    private long stageHeldBytes;
+    private boolean draining;
+    private int stageRefusedAtSpills = -1;
+    private final UnsafeRow[] runRows;
+    private final int fields;
+    private final long[] directRows = new long[DirectReason.values().length];
 
     /** Payload memory unlimited; a spill (only when asked) goes to a temporary file. */
     public MapOutputEncoder(StructType sparkSchema, int partitions, BufferAllocator allocator, EncodingSettings settings)
@@ -81,23 +106,178 @@ public final class MapOutputEncoder
         this.builders = new PartitionBatchBuilder[partitions];
         this.payloads = new PayloadBuffer[partitions];
         this.batchRowLimit = BatchRowLimit.of(schema, partitions, settings.maxBufferedBytes());
+        // Rows without columns have nothing to scatter.
+        this.stageBytes = sparkSchema.isEmpty() ? 0 : settings.scatterBufferBytes();
+        this.fields = sparkSchema.size();
+        this.runRows = new UnsafeRow[stageBytes > 0 ? Math.min(SIZE_CHECK_INTERVAL, batchRowLimit) : 0];
+        for (int i = 0; i < runRows.length; i++) {
+            runRows[i] = new UnsafeRow(fields);
+        }
+    }
+
+    /** Why a row was appended straight to its partition's batch instead of through the stage (with a stage configured). */
+    public enum DirectReason
+    {
+        /** A view into a columnar batch or another InternalRow: there are no row bytes to copy. */
+        NOT_UNSAFE_ROW,
+        /** The row alone is larger than the stage. */
+        LARGER_THAN_STAGE,
+        /** Spark granted too little heap for a stage (asked again after the next spill). */
+        NO_STAGE_MEMORY
     }
 
     public void append(int partition, InternalRow row)
             throws IOException
+    {
+        if (partition < 0 || partition >= builders.length) {
+            throw new IllegalArgumentException("Reduce partition " + partition + " out of range: the shuffle has " + builders.length);
+        }
+        records++;
+        if (stageBytes > 0) {
+            DirectReason reason = stage(partition, row);
+            if (reason == null) {
+                return;
+            }
+            if (directRows[reason.ordinal()]++ == 0 && !DIRECT_LOGGED[reason.ordinal()].getAndSet(true)) {
+                // Once per executor and reason: each task counts its own (directRows).
+                LOG.info("Ferry map output appends rows straight to their partitions' batches, not through the stage: {} (first seen for reduce partition {})", reason, partition);
+            }
+            // Rows staged before this one go first: a partition's rows keep their order.
+            drainStage();
+        }
+        appendDirect(partition, row);
+    }
+
+    /** Copies the row into the stage (draining it first when full); returns why it could not be, or null when it was. */
+    private DirectReason stage(int partition, InternalRow row)
+            throws IOException
+    {
+        if (!(row instanceof UnsafeRow)) {
+            return DirectReason.NOT_UNSAFE_ROW;
+        }
+        UnsafeRow unsafe = (UnsafeRow) row;
+        if (stage == null && !openStage()) {
+            return DirectReason.NO_STAGE_MEMORY;
+        }
+        if (!stage.fits(unsafe.getSizeInBytes())) {
+            return DirectReason.LARGER_THAN_STAGE;
+        }
+        if (!stage.add(partition, unsafe)) {
+            drainStage();
+            if (stage == null && !openStage()) {
+                return DirectReason.NO_STAGE_MEMORY;
+            }
+            if (!stage.add(partition, unsafe)) {
+                throw new IllegalStateException("An empty map output stage of " + stage.footprintBytes() + " bytes refused a row of " + unsafe.getSizeInBytes() + " bytes");
+            }
+        }
+        return null;
+    }
+
+    /** Asks for the stage's heap (once per spill after a refusal) and makes the stage; false when too little was granted. */
+    private boolean openStage()
+            throws IOException
+    {
+        if (stageRefusedAtSpills == spills) {
+            return false;
+        }
+        long granted = memory.acquire(stageBytes);
+        StagedRows made = StagedRows.within(granted, fields, builders.length);
+        if (made == null || granted < stageBytes / 4) {
+            memory.release(granted);
+            stageRefusedAtSpills = spills;
+            LOG.debug("Ferry map output stage: {} of {} bytes granted, appending rows straight to their batches until the next spill", granted, stageBytes);
+            return false;
+        }
+        // Whatever Spark spilled to grant this, the stage itself is new and empty: its heap is kept.
+        memory.release(granted - made.footprintBytes());
+        stage = made;
+        stageHeldBytes = made.footprintBytes();
+        heldBytes += stageHeldBytes;
+        peakHeldBytes = Math.max(peakHeldBytes, heldBytes);
+        return true;
+    }
+
+    /** Gives the stage's heap back (it must be empty); returns the bytes given back. */
+    private long releaseStage()
+    {
+        if (stage == null) {
+            return 0;
+        }
+        if (stage.count() > 0) {
+            throw new IllegalStateException("The map output stage still holds " + stage.count() + " rows: they must be appended before its heap is given back");
+        }
+        long released = stageHeldBytes;
+        memory.release(released);
+        heldBytes -= released;
+        stageHeldBytes = 0;
+        stage = null;
+        return released;
+    }
+
+    /** Appends every staged row to its partition's batch, partition by partition, then empties the stage. */
+    private void drainStage()
+            throws IOException
+    {
+        if (stage == null || stage.count() == 0 || draining) {
+            return;
+        }
+        draining = true;
+        try {
+            stage.sortByPartition();
+            for (int partition = 0; partition < builders.length; partition++) {
+                int position = stage.runStart(partition);
+                int end = stage.runEnd(partition);
+                while (position < end) {
+                    PartitionBatchBuilder builder = builder(partition);
+                    // A run stops where a row-at-a-time append would check the batch: at the batch
+                    // row limit or a multiple of the size-check interval, so flushes fall on the same rows.
+                    int rows = builder.rows();
+                    int count = Math.min(end - position, Math.min(batchRowLimit - rows, SIZE_CHECK_INTERVAL - rows % SIZE_CHECK_INTERVAL));
+                    count = Math.min(count, runRows.length);
+                    for (int i = 0; i < count; i++) {
+                        stage.pointTo(runRows[i], position + i);
+                    }
+                    builder.appendAll(runRows, count);
+                    position += count;
+                    afterAppend(partition, builder, count);
+                }
+            }
+            stage.clear();
+        }
+        finally {
+            draining = false;
+        }
+    }
+
+    private void appendDirect(int partition, InternalRow row)
+            throws IOException
+    {
+        PartitionBatchBuilder builder = builder(partition);
+        builder.append(row);
+        afterAppend(partition, builder, 1);
+    }
+
+    private PartitionBatchBuilder builder(int partition)
     {
         PartitionBatchBuilder builder = builders[partition];
         if (builder == null) {
             builder = new PartitionBatchBuilder(schema, allocator, batchRowLimit);
             builders[partition] = builder;
         }
-        builder.append(row);
-        records++;
+        return builder;
+    }
+
+    /** After {@code count} rows went into {@code partition}'s batch: flushes it when full, and all batches when they hold too much. */
+    private void afterAppend(int partition, PartitionBatchBuilder builder, int count)
+            throws IOException
+    {
         int rows = builder.rows();
         if (rows >= batchRowLimit || (rows % SIZE_CHECK_INTERVAL == 0 && builder.sizeInBytes() >= settings.batchTargetBytes())) {
             flush(partition);
         }
-        if (++rowsSinceMemoryCheck >= MEMORY_CHECK_INTERVAL) {
+        rowsSinceMemoryCheck += count;
+        if (rowsSinceMemoryCheck >= MEMORY_CHECK_INTERVAL) {
             rowsSinceMemoryCheck = 0;
             if (allocator.getAllocatedMemory() > settings.maxBufferedBytes()) {
                 earlyFlushes++;
@@ -147,9 +327,10 @@ public final class MapOutputEncoder
     }
 
     /**
-     * Gives back all the memory this encoder can: serializes and releases the open batches and
-     * moves every payload's bytes to the task's spill file. Returns the payload heap given back
-     * (the Arrow memory of the open batches is freed too, outside Spark's accounting).
+     * Gives back all the memory this encoder can: appends the staged rows, serializes and releases
+     * the open batches, moves every payload's bytes to the task's spill file and gives the stage's
+     * heap back (asked for again by the next row). Returns the heap given back (the Arrow memory of
+     * the open batches is freed too, outside Spark's accounting).
      */
     public long spill()
             throws IOException
@@ -159,6 +340,9 @@ public final class MapOutputEncoder
         }
         spilling = true;
         try {
+            // Staged rows go to their batches first (unless the stage is draining now: a flush of
+            // the drain asked for the memory that made Spark spill; the rest of the stage follows).
+            drainStage();
             flushAndRelease();
             if (spillChannel == null) {
                 try {
@@ -177,9 +361,12 @@ public final class MapOutputEncoder
                     spilledBytes += payload.spillTo(spillChannel, spilledBytes);
                 }
             }
-            long freed = heldBytes;
-            memory.release(freed);
-            heldBytes = 0;
+            // The payloads' heap, and the stage's unless it is draining now (then it keeps its own).
+            long stageFreed = draining ? 0 : releaseStage();
+            long payloadsFreed = heldBytes - stageHeldBytes;
+            memory.release(payloadsFreed);
+            heldBytes = stageHeldBytes;
+            long freed = payloadsFreed + stageFreed;
             freedBySpills += freed;
             spills++;
             return freed;
@@ -208,6 +395,8 @@ public final class MapOutputEncoder
     public void finish()
             throws IOException
     {
+        drainStage();
+        releaseStage();
         flushAndRelease();
     }
 
@@ -338,13 +527,19 @@ public final class MapOutputEncoder
         return spilledBytes;
     }
 
-    /** Payload heap accounted now (granted and not given back). */
+    /** Rows appended straight to their batches for {@code reason} (with a stage configured). */
+    public long directRows(DirectReason reason)
+    {
+        return directRows[reason.ordinal()];
+    }
+
+    /** Heap accounted now (granted and not given back): the payloads and the stage. */
     public long heldBytes()
     {
         return heldBytes;
     }
 
-    /** The most payload heap this encoder held at once. */
+    /** The most heap (payloads and stage) this encoder held at once. */
     public long peakHeldBytes()
     {
         return peakHeldBytes;
@@ -361,6 +556,8 @@ public final class MapOutputEncoder
         List<RuntimeException> failures = new ArrayList<>();
         memory.release(heldBytes);
         heldBytes = 0;
+        stageHeldBytes = 0;
+        stage = null;
         if (spillChannel != null) {
             try {
                 spillChannel.close();

@@ -15,6 +15,7 @@ import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.message.MessageSerializer;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters;
 
 /**
  * The open Arrow batch of one reduce partition on the map side. Rows go in through a
@@ -62,6 +63,13 @@ final class PartitionBatchBuilder
     {
         writer.append(row);
         rows++;
+    }
+
+    /** Appends {@code count} rows of one run column by column: each vector stays in cache while its values go in. */
+    void appendAll(SpecializedGetters[] rows, int count)
+    {
+        writer.appendAll(rows, count);
+        this.rows += count;
     }
 
     int rows()

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Random;
 
 import dev.ferry.examples.bench.Medians;
+import dev.ferry.shuffle.ShuffleConfigKeys;
 import dev.ferry.shuffle.format.ChecksumAlgorithm;
 import dev.ferry.shuffle.format.CompressionKind;
 import dev.ferry.shuffle.format.EncodingSettings;
@@ -45,8 +46,9 @@ import scala.reflect.ClassTag$;
  * read and hid what the encoders themselves cost.)
  *
  * <p>Run: {@code java <Spark's --add-opens flags> -cp "examples/target/classes:$(cat target/ferry-classpath.txt)"
- * dev.ferry.examples.bench.shuffle.MapEncoderBenchmark [rows] [runs] [partitions] [maxBufferedBytes] [zstdLevel]}
- * (defaults 1000000, 5, 200, 64 MiB as {@code spark.ferry.shuffle.write.maxBufferedBytes}, 1).
+ * dev.ferry.examples.bench.shuffle.MapEncoderBenchmark [rows] [runs] [partitions] [maxBufferedBytes] [zstdLevel] [scatterBufferBytes]}
+ * (defaults 1000000, 5, 200, 64 MiB as {@code spark.ferry.shuffle.write.maxBufferedBytes}, 1, 4 MiB as
+ * {@code spark.ferry.shuffle.write.scatterBufferBytes}; 0 appends each row straight to its partition's batch).
  */
 public final class MapEncoderBenchmark
 {
@@ -65,7 +67,7 @@ public final class MapEncoderBenchmark
     private MapEncoderBenchmark() {}
 
     /** How Ferry's encoder is set up for a run. */
-    private record Setup(int partitions, long maxBufferedBytes, int zstdLevel) {}
+    private record Setup(int partitions, long maxBufferedBytes, int zstdLevel, long scatterBufferBytes) {}
 
     /** One way of encoding the rows; returns the bytes it produced. */
     private interface Encoder
@@ -81,7 +83,8 @@ public final class MapEncoderBenchmark
         int runs = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         Setup setup = new Setup(args.length > 2 ? Integer.parseInt(args[2]) : 200,
                 args.length > 3 ? Long.parseLong(args[3]) : 64L << 20,
-                args.length > 4 ? Integer.parseInt(args[4]) : 1);
+                args.length > 4 ? Integer.parseInt(args[4]) : 1,
+                args.length > 5 ? Long.parseLong(args[5]) : ShuffleConfigKeys.SCATTER_BUFFER_BYTES.defaultValue());
         PackedRows rows = PackedRows.generate(rowCount, setup.partitions());
         String[] names = {"spark lz4", "ferry zstd", "ferry lz4", "ferry none"};
         Encoder[] encoders = {
@@ -104,8 +107,8 @@ public final class MapEncoderBenchmark
             }
         }
         double spark = Medians.of(nanos[0]);
-        System.out.printf(Locale.ROOT, "%,d rows over %d partitions, %d runs after a warm-up (medians); maxBufferedBytes %,d, zstd level %d%n",
-                rowCount, setup.partitions(), runs, setup.maxBufferedBytes(), setup.zstdLevel());
+        System.out.printf(Locale.ROOT, "%,d rows over %d partitions, %d runs after a warm-up (medians); maxBufferedBytes %,d, zstd level %d, scatterBufferBytes %,d%n",
+                rowCount, setup.partitions(), runs, setup.maxBufferedBytes(), setup.zstdLevel(), setup.scatterBufferBytes());
         for (int i = 0; i < encoders.length; i++) {
             double median = Medians.of(nanos[i]);
             System.out.printf(Locale.ROOT, "%-10s %7.1f ns/row  %,13d bytes  spark/this %.2fx%n", names[i], median / rowCount, bytes[i], spark / median);
@@ -115,7 +118,7 @@ public final class MapEncoderBenchmark
     private static long ferry(PackedRows rows, CompressionKind codec, Setup setup)
             throws IOException
     {
-        EncodingSettings settings = new EncodingSettings(codec, setup.zstdLevel(), 512, 4 << 20, setup.maxBufferedBytes(), ChecksumAlgorithm.CRC32C);
+        EncodingSettings settings = new EncodingSettings(codec, setup.zstdLevel(), 512, 4 << 20, setup.maxBufferedBytes(), ChecksumAlgorithm.CRC32C, setup.scatterBufferBytes());
         UnsafeRow row = new UnsafeRow(FACT.size());
         try (BufferAllocator allocator = new RootAllocator();
                 MapOutputEncoder encoder = new MapOutputEncoder(FACT, setup.partitions(), allocator, settings)) {

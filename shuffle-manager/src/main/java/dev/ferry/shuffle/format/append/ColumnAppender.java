@@ -12,6 +12,13 @@ public abstract class ColumnAppender
     /** Appends {@code row}'s value at {@code ordinal} (maybe null) as value {@code index} of the vector. */
     public abstract void append(SpecializedGetters row, int ordinal, int index);
 
+    /**
+     * Appends the value at {@code ordinal} of {@code count} rows as values {@code firstIndex} on:
+     * one column of a run of rows at a time, so that only this vector's buffers are touched while
+     * it runs. Each implementation loops over its own {@link #append}, so the call is monomorphic.
+     */
+    public abstract void appendAll(SpecializedGetters[] rows, int count, int ordinal, int firstIndex);
+
     /** Sets the vector's value count to {@code rows} so it can be unloaded. */
     public abstract void finish(int rows);
 

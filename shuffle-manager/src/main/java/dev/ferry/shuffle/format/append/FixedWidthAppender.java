@@ -112,6 +112,14 @@ final class FixedWidthAppender
         setBit(validity, index, true);
     }
 
+    @Override
+    public void appendAll(SpecializedGetters[] rows, int count, int ordinal, int firstIndex)
+    {
+        for (int i = 0; i < count; i++) {
+            append(rows[i], ordinal, firstIndex + i);
+        }
+    }
+
     /**
      * A decimal of more than 18 digits. An UnsafeRow holds it as the unscaled value's big-endian
      * two's complement bytes (at most 16), already of the column's precision and scale: those are

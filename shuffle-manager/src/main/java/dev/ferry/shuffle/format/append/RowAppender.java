@@ -18,6 +18,7 @@ import org.apache.arrow.vector.VarBinaryVector;
 import org.apache.arrow.vector.VarCharVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters;
 import org.apache.spark.sql.types.Decimal;
 
 /**
@@ -95,6 +96,16 @@ public final class RowAppender
             columns[i].append(row, i, index);
         }
         rows = index + 1;
+    }
+
+    /** Appends {@code count} rows column by column (the same values as {@link #append} on each row in turn). */
+    public void appendAll(SpecializedGetters[] rows, int count)
+    {
+        int index = this.rows;
+        for (int i = 0; i < columns.length; i++) {
+            columns[i].appendAll(rows, count, i, index);
+        }
+        this.rows = index + count;
     }
 
     public int rows()

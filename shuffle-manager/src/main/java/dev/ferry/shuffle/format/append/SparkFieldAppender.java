@@ -27,6 +27,14 @@ final class SparkFieldAppender
     }
 
     @Override
+    public void appendAll(SpecializedGetters[] rows, int count, int ordinal, int firstIndex)
+    {
+        for (int i = 0; i < count; i++) {
+            append(rows[i], ordinal, firstIndex + i);
+        }
+    }
+
+    @Override
     public void finish(int rows)
     {
         writer.finish();

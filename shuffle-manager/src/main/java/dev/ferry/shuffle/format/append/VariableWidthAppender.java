@@ -77,6 +77,14 @@ final class VariableWidthAppender
         MemoryUtil.putInt(offsets + (long) (index + 1) * 4, used);
     }
 
+    @Override
+    public void appendAll(SpecializedGetters[] rows, int count, int ordinal, int firstIndex)
+    {
+        for (int i = 0; i < count; i++) {
+            append(rows[i], ordinal, firstIndex + i);
+        }
+    }
+
     private void ensureData(int length)
     {
         long needed = (long) used + length;
