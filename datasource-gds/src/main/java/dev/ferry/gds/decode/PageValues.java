@@ -38,6 +38,8 @@ final class PageValues
     private final PrimitiveTypeName type;
     private final FlatLayout layout;
     private final RleHybridDecoder rle;
+    // spark.ferry.gds.io.maxPageBytes: what one page may decode to, the bound the page checks hold headers to.
+    private final long maxPageBytes;
     Mode mode;
     boolean hasNulls;
     // PLAIN: the page's value bytes, positioned at the next value.
@@ -51,8 +53,12 @@ final class PageValues
     long[] decoded = new long[0];
     ValuesReader reader;
 
-    PageValues(ColumnDescriptor descriptor, FlatLayout layout, RleHybridDecoder rle)
+    PageValues(ColumnDescriptor descriptor, FlatLayout layout, RleHybridDecoder rle, long maxPageBytes)
     {
+        if (maxPageBytes <= 0) {
+            throw new IllegalArgumentException("maxPageBytes must be positive, got " + maxPageBytes);
+        }
+        this.maxPageBytes = maxPageBytes;
         this.descriptor = descriptor;
         this.type = descriptor.getPrimitiveType().getPrimitiveTypeName();
         this.layout = layout;
@@ -92,8 +98,9 @@ final class PageValues
                     if (decoded.length < present) {
                         decoded = new long[present];
                     }
-                    // The page checks bounded this header by spark.ferry.gds.io.maxPageBytes already; here it is held to `present`.
-                    DeltaBinaryPackedValues.decode(data, present, decoded, Long.MAX_VALUE);
+                    // The same bound as the page checks (which read this header already), so the decoder never trusts a header they would refuse;
+                    // the decoder itself holds the header to `present` values and its blocks to the bytes left in the page.
+                    DeltaBinaryPackedValues.decode(data, present, decoded, maxPageBytes);
                     return;
                 }
                 break;
