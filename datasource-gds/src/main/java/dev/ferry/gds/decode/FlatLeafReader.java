@@ -143,6 +143,9 @@ final class FlatLeafReader
                 case DELTA_LONGS:
                     dense.fromDecodedLongs(definitions, pageCursor, done, count);
                     break;
+                case BYTE_ARRAYS:
+                    dense.fromByteArrays(definitions, pageCursor, done, count);
+                    break;
                 case READER:
                     dense.fromReader(definitions, pageCursor, done, count);
                     break;
