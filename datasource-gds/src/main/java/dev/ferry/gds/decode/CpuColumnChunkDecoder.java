@@ -153,7 +153,7 @@ public final class CpuColumnChunkDecoder
                     throw new CorruptParquetException(file, "row group has no pages for column " + leaf.path);
                 }
                 if (flatReader == null) {
-                    flatReader = new FlatLeafReader(leaf.descriptor, flatLayout.get());
+                    flatReader = new FlatLeafReader(leaf.descriptor, flatLayout.get(), checks.maxPageBytes());
                 }
                 flat = flatReader;
                 flat.start(checked(checks, leaf, pageReader), rangeFrom, rangeTo, pageArrays);

@@ -35,6 +35,14 @@ final class DeltaBinaryPackedValues
         if (header[2] < count) {
             throw new IllegalStateException("a DELTA_BINARY_PACKED header holds " + header[2] + " values, the page has " + count);
         }
+        // Every block holds at least a min delta byte and one bit width byte per mini block, whatever its widths: a header
+        // whose blocks cannot fit in the bytes left is refused here, before its counts are used as ints.
+        long blocks = ((long) count - 1 + header[0] - 1) / header[0];
+        long left = data.remaining();
+        if (blocks > 0 && (header[1] + 1 > left || blocks > left / (header[1] + 1))) {
+            throw new IllegalStateException("a DELTA_BINARY_PACKED header with blocks of " + header[0] + " values in " + header[1] + " mini blocks needs "
+                    + blocks + " blocks of at least " + (header[1] + 1) + " bytes for " + count + " values, " + left + " bytes left in the page");
+        }
         int miniBlocks = (int) header[1];
         int miniBlockValues = (int) (header[0] / header[1]);
         byte[] bytes = data.array();

@@ -292,6 +292,25 @@ final class DenseValueLoops
         markPresent(definitions, pageCursor, firstRow, count);
     }
 
+    /** DELTA_LENGTH_BYTE_ARRAY / DELTA_BYTE_ARRAY strings, already decoded in bulk into the stream's byte arrays. */
+    void fromByteArrays(int[] definitions, int pageCursor, int firstRow, int count)
+    {
+        long offsets = ((BaseVariableWidthVector) vector).getOffsetBufferAddress() + (long) (firstRow + 1) * 4;
+        byte[] bytes = stream.byteArrays.bytes();
+        int[] starts = stream.byteArrays.starts();
+        int cursor = stream.valueCursor;
+        boolean dense = !stream.hasNulls;
+        for (int index = 0; index < count; index++) {
+            if (dense || definitions[pageCursor + index] != 0) {
+                stage.add(bytes, starts[cursor], starts[cursor + 1] - starts[cursor]);
+                cursor++;
+            }
+            MemoryUtil.putInt(offsets + (long) index * 4, stage.end());
+        }
+        stream.valueCursor = cursor;
+        markPresent(definitions, pageCursor, firstRow, count);
+    }
+
     void fromReader(int[] definitions, int pageCursor, int firstRow, int count)
     {
         ValuesReader reader = stream.reader;

@@ -51,7 +51,7 @@ final class FlatLeafReader
     private int pageValues;
     private int pageCursor;
 
-    FlatLeafReader(ColumnDescriptor descriptor, FlatLayout layout)
+    FlatLeafReader(ColumnDescriptor descriptor, FlatLayout layout, long maxPageBytes)
     {
         requireNonNull(descriptor, "descriptor is null");
         this.layout = requireNonNull(layout, "layout is null");
@@ -59,7 +59,7 @@ final class FlatLeafReader
         RleHybridDecoder rle = new RleHybridDecoder();
         this.levels = new DefinitionLevels(rle);
         this.dictionary = new DictionaryValues(descriptor);
-        this.stream = new PageValues(descriptor, layout, rle);
+        this.stream = new PageValues(descriptor, layout, rle, maxPageBytes);
         this.dense = new DenseValueLoops(descriptor.getPrimitiveType().getPrimitiveTypeName(), layout, optional, stream, dictionary, stage);
         this.selectedLoops = new SelectedValueLoops(descriptor.getPrimitiveType().getPrimitiveTypeName(), layout, optional, stream, dictionary, stage);
     }
@@ -142,6 +142,9 @@ final class FlatLeafReader
                     break;
                 case DELTA_LONGS:
                     dense.fromDecodedLongs(definitions, pageCursor, done, count);
+                    break;
+                case BYTE_ARRAYS:
+                    dense.fromByteArrays(definitions, pageCursor, done, count);
                     break;
                 case READER:
                     dense.fromReader(definitions, pageCursor, done, count);

@@ -15,8 +15,9 @@ import java.nio.ByteOrder;
 /**
  * The current data page's values, as the value loops read them: PLAIN bytes in {@link #values},
  * dictionary indexes or RLE booleans decoded in bulk into {@link #indexes}, DELTA_BINARY_PACKED
- * INT32/INT64 decoded in bulk into {@link #decoded}, or parquet-mr's values reader for every other
- * encoding (DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT). The loops read and advance the cursors in place.
+ * INT32/INT64 decoded in bulk into {@link #decoded}, DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY
+ * strings decoded in bulk into {@link #byteArrays}, or parquet-mr's values reader for every other
+ * encoding (BYTE_STREAM_SPLIT, delta byte arrays of other types). The loops read and advance the cursors in place.
  */
 // Deprecated encodings (PLAIN_DICTIONARY) still appear in files.
 @SuppressWarnings("deprecation")
@@ -30,6 +31,8 @@ final class PageValues
         RLE_BOOLEANS,
         // DELTA_BINARY_PACKED INT32/INT64 values decoded into `decoded` (INT32 as the low 32 bits).
         DELTA_LONGS,
+        // DELTA_LENGTH_BYTE_ARRAY / DELTA_BYTE_ARRAY strings decoded into `byteArrays` (value i at starts[i]..starts[i + 1]).
+        BYTE_ARRAYS,
         // Any other encoding, through parquet-mr's ValuesReader.
         READER,
     }
@@ -38,6 +41,8 @@ final class PageValues
     private final PrimitiveTypeName type;
     private final FlatLayout layout;
     private final RleHybridDecoder rle;
+    // spark.ferry.gds.io.maxPageBytes: what one page may decode to, the bound the page checks hold headers to.
+    private final long maxPageBytes;
     Mode mode;
     boolean hasNulls;
     // PLAIN: the page's value bytes, positioned at the next value.
@@ -49,10 +54,16 @@ final class PageValues
     int valueCursor;
     // DELTA_LONGS: the page's decoded values; the next one is at valueCursor.
     long[] decoded = new long[0];
+    // BYTE_ARRAYS: the page's decoded strings; the next one is at valueCursor.
+    final DeltaByteArrays byteArrays = new DeltaByteArrays();
     ValuesReader reader;
 
-    PageValues(ColumnDescriptor descriptor, FlatLayout layout, RleHybridDecoder rle)
+    PageValues(ColumnDescriptor descriptor, FlatLayout layout, RleHybridDecoder rle, long maxPageBytes)
     {
+        if (maxPageBytes <= 0) {
+            throw new IllegalArgumentException("maxPageBytes must be positive, got " + maxPageBytes);
+        }
+        this.maxPageBytes = maxPageBytes;
         this.descriptor = descriptor;
         this.type = descriptor.getPrimitiveType().getPrimitiveTypeName();
         this.layout = layout;
@@ -92,8 +103,22 @@ final class PageValues
                     if (decoded.length < present) {
                         decoded = new long[present];
                     }
-                    // The page checks bounded this header by spark.ferry.gds.io.maxPageBytes already; here it is held to `present`.
-                    DeltaBinaryPackedValues.decode(data, present, decoded, Long.MAX_VALUE);
+                    // The same bound as the page checks (which read this header already), so the decoder never trusts a header they would refuse;
+                    // the decoder itself holds the header to `present` values and its blocks to the bytes left in the page.
+                    DeltaBinaryPackedValues.decode(data, present, decoded, maxPageBytes);
+                    return;
+                }
+                break;
+            case DELTA_LENGTH_BYTE_ARRAY:
+            case DELTA_BYTE_ARRAY:
+                if (layout == FlatLayout.VARBYTES && type == PrimitiveTypeName.BINARY) {
+                    mode = Mode.BYTE_ARRAYS;
+                    if (encoding == Encoding.DELTA_LENGTH_BYTE_ARRAY) {
+                        byteArrays.decodeLengths(data, present, maxPageBytes);
+                    }
+                    else {
+                        byteArrays.decodePrefixed(data, present, maxPageBytes);
+                    }
                     return;
                 }
                 break;
@@ -132,6 +157,7 @@ final class PageValues
             case DICTIONARY:
             case RLE_BOOLEANS:
             case DELTA_LONGS:
+            case BYTE_ARRAYS:
                 valueCursor += present;
                 return;
             case READER:

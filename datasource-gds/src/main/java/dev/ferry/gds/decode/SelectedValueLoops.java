@@ -94,6 +94,13 @@ final class SelectedValueLoops
                         }
                         cursor++;
                         break;
+                    case BYTE_ARRAYS:
+                        if (write) {
+                            int[] starts = stream.byteArrays.starts();
+                            stage.add(stream.byteArrays.bytes(), starts[cursor], starts[cursor + 1] - starts[cursor]);
+                        }
+                        cursor++;
+                        break;
                     case READER:
                         readerValue(write, data, slot);
                         break;
@@ -164,6 +171,18 @@ final class SelectedValueLoops
                         }
                     }
                     break;
+            }
+            stream.valueCursor += count;
+        }
+        else if (stream.mode == PageValues.Mode.BYTE_ARRAYS) {
+            long offsets = ((BaseVariableWidthVector) vector).getOffsetBufferAddress();
+            byte[] bytes = stream.byteArrays.bytes();
+            int[] starts = stream.byteArrays.starts();
+            int base = stream.valueCursor - firstRow;
+            for (int slot = from; slot < to; slot++) {
+                int value = base + selected[slot];
+                stage.add(bytes, starts[value], starts[value + 1] - starts[value]);
+                MemoryUtil.putInt(offsets + (long) (slot + 1) * 4, stage.end());
             }
             stream.valueCursor += count;
         }

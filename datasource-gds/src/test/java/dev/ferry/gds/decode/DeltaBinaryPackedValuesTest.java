@@ -136,12 +136,25 @@ class DeltaBinaryPackedValuesTest
         // A block size of 2^62, whose size in longs overflows.
         assertRefused(new byte[] {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x40, 0x04, 0x02, 0x00}, 2,
                 "decodes past the page bound");
-        // Bit widths cut off after two of four.
-        assertRefused(new byte[] {(byte) 0x80, 0x01, 0x04, 0x02, 0x00, 0x00, 0x08, 0x08}, 2, "bit widths of DELTA_BINARY_PACKED block 0 are cut off");
+        // Bit widths cut off after two of four: the one block needed cannot fit in the 3 bytes left.
+        assertRefused(new byte[] {(byte) 0x80, 0x01, 0x04, 0x02, 0x00, 0x00, 0x08, 0x08}, 2, "needs 1 blocks of at least 5 bytes for 2 values, 3 bytes left");
+        // The second block's bit widths cut off: the header's blocks fit the page's bytes, the second block's widths are not there.
+        byte[] secondCut = new byte[6 + 1 + 4 + 32 + 1 + 2];
+        System.arraycopy(new byte[] {(byte) 0x80, 0x01, 0x04, (byte) 0x82, 0x01, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00}, 0, secondCut, 0, 11);
+        assertRefused(secondCut, 130, "bit widths of DELTA_BINARY_PACKED block 1 are cut off");
+        // Blocks of 2^17 values in 4096 mini blocks (a shape the format allows): 4097 bytes a block, in a page with 2 left.
+        assertRefused(new byte[] {(byte) 0x80, (byte) 0x80, 0x08, (byte) 0x80, 0x20, 0x02, 0x00, 0x00, 0x00}, 2, "in 4096 mini blocks needs 1 blocks of at least 4097 bytes");
+        // 2^32 + 1 mini blocks (blocks of 128 (2^32 + 1) values) would wrap as an int: the page bound refuses such a block size.
+        assertRefused(new byte[] {(byte) 0x80, (byte) 0x81, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x10, (byte) 0x81, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x10, 0x02, 0x00,
+                0x00, 0x00}, 2, "decodes past the page bound");
         // A bit width of 65.
         assertRefused(new byte[] {(byte) 0x80, 0x01, 0x04, 0x02, 0x00, 0x00, 0x41, 0x00, 0x00, 0x00, 0x01}, 2, "has a bit width of 65");
         // The min delta cut off.
-        assertRefused(new byte[] {(byte) 0x80, 0x01, 0x04, 0x02, 0x00}, 2, "header is cut off");
+        assertRefused(new byte[] {(byte) 0x80, 0x01, 0x04, 0x02, 0x00}, 2, "0 bytes left in the page");
+        // One value needs no block: a header alone is the whole section.
+        long[] one = new long[1];
+        DeltaBinaryPackedValues.decode(ByteBuffer.wrap(new byte[] {(byte) 0x80, 0x01, 0x04, 0x01, 0x0A}), 1, one, BOUND);
+        assertArrayEquals(new long[] {5}, one);
         // A second block missing: 130 values need two blocks of 128 deltas; the first is whole (32 bytes of 8-bit deltas, then widths 0).
         byte[] oneBlock = new byte[6 + 1 + 4 + 32];
         System.arraycopy(new byte[] {(byte) 0x80, 0x01, 0x04, (byte) 0x82, 0x01, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00}, 0, oneBlock, 0, 11);

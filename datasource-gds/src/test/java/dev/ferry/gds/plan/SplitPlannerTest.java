@@ -67,6 +67,30 @@ class SplitPlannerTest
     }
 
     @Test
+    void oneFileOfManyRowGroupsIsSpreadEvenlyOverTheCores()
+    {
+        // DuckDB's shape: one file of 122,880-row row groups (2.9 MB each at 3M lineitem rows), the last one short.
+        long[] rowGroups = new long[25];
+        Arrays.fill(rowGroups, 2_900_000);
+        rowGroups[24] = 1_200_000;
+        List<PlannedFile> files = List.of(file("duckdb", rowGroups));
+        for (int cores : new int[] {2, 3, 4, 8, 16}) {
+            SplitPlan plan = new SplitPlanner(128 * MB, 4 * MB, cores).plan(files, PartitionPruner.none(), noFilters());
+            List<Long> bytes = plan.partitions().stream().map(split -> split.stream().mapToLong(FileSlice::bytes).sum()).sorted().toList();
+            // At least one split per core, and the `cores` largest within one row group of each other (the rest are remainders).
+            assertTrue(bytes.size() >= cores, cores + " cores, splits of " + bytes);
+            long largest = bytes.get(bytes.size() - 1);
+            long fullSmallest = bytes.get(bytes.size() - cores);
+            assertTrue(largest - fullSmallest <= 2_900_000, cores + " cores, splits of " + bytes);
+            // Not finer than needed: each split still opens its file once (4 MB of open cost here).
+            assertTrue(bytes.size() <= 2 * cores, cores + " cores, splits of " + bytes);
+            List<Integer> read = plan.partitions().stream().flatMap(List::stream).flatMapToInt(slice -> Arrays.stream(slice.rowGroups())).sorted().boxed().toList();
+            assertEquals(java.util.stream.IntStream.range(0, 25).boxed().toList(), read, "every row group once");
+            assertEquals(70_800_000, plan.bytes());
+        }
+    }
+
+    @Test
     void statisticsPruneRowGroups()
     {
         PlannedFile file = file("stats", MB, MB, MB);
