@@ -3,10 +3,13 @@ package dev.ferry.repartition;
 import dev.ferry.shuffle.DeviceReads;
 import dev.ferry.shuffle.PeerEndpoints;
 import dev.ferry.shuffle.placement.ExecutorPlace;
+import dev.ferry.shuffle.transport.crypto.SparkCryptoSettings;
+import dev.ferry.topology.model.ClusterTopology;
 import dev.ferry.topology.model.NodeTopology;
 import dev.ferry.topology.route.BlockConsumer;
 import dev.ferry.topology.route.Route;
 import dev.ferry.topology.route.RouteDecision;
+import dev.ferry.topology.route.RoutePolicy;
 
 import java.util.Optional;
 
@@ -16,8 +19,10 @@ import java.util.Optional;
  * store ({@code LOCAL}); a same-node peer's GPU over CUDA IPC with a peer copy ({@code NVLINK},
  * {@code PCIE_P2P}) or through pinned host buffers ({@code HOST_STAGED}); another node's GPU with
  * {@code GPUDIRECT_RDMA} into this GPU's memory where this executor has a NIC; anything else
- * (no verbs layer, a peer not in the topology or without a device store) through the shuffle
- * transport into host memory and uploaded ({@link Path#TRANSPORT_STAGED}), with the reason.
+ * (no verbs layer, which {@code spark.network.crypto.enabled} also means; a peer not in the
+ * topology or without a device store; CUDA IPC under {@code spark.io.encryption.enabled}) through
+ * the shuffle transport into host memory and uploaded ({@link Path#TRANSPORT_STAGED}), with the
+ * reason.
  */
 final class PieceRoutes
 {
@@ -37,6 +42,14 @@ final class PieceRoutes
 
     static Choice choose(DeviceReads reads, String selfExecutorId, MapPieces map)
     {
+        return choose(new Context(reads.self(), reads.cluster(), reads.policy(), reads.verbs().isPresent(), reads.crypto()), selfExecutorId, map);
+    }
+
+    /** What the choice depends on: this executor's place, the topology and policy, whether it has a NIC, Spark's encryption settings. */
+    record Context(ExecutorPlace self, ClusterTopology cluster, RoutePolicy policy, boolean verbs, SparkCryptoSettings crypto) {}
+
+    static Choice choose(Context reads, String selfExecutorId, MapPieces map)
+    {
         if (map.executorId().equals(selfExecutorId)) {
             return new Choice(Path.LOCAL_STORE, Route.LOCAL, "pieces in this executor's own device store");
         }
@@ -55,6 +68,10 @@ final class PieceRoutes
         String selfGpu = self.gpu().get();
         String where = "executor " + map.executorId() + " " + place.get() + " -> " + self + ": ";
         if (peerNode.get().hostname().equals(localNode.hostname())) {
+            if (reads.crypto().ioEncryption()) {
+                // As the shuffle's routing transport: an exported device buffer outlives its request outside the encrypted stream.
+                return staged(where + SparkCryptoSettings.IO_ENCRYPTION + " is on and CUDA IPC would leave the blocks unencrypted outside the stream");
+            }
             RouteDecision decision = reads.policy().gpuToGpu(localNode, peerGpu, selfGpu, BlockConsumer.DEVICE);
             switch (decision.route()) {
                 case NVLINK:
@@ -69,7 +86,7 @@ final class PieceRoutes
         }
         RouteDecision decision = reads.policy().gpuAcrossNodes(peerNode.get(), peerGpu, localNode, selfGpu);
         if (decision.route() == Route.GPUDIRECT_RDMA) {
-            if (reads.verbs().isPresent()) {
+            if (reads.verbs()) {
                 return new Choice(Path.GPUDIRECT_RDMA, Route.GPUDIRECT_RDMA, where + decision.reason());
             }
             return staged(where + decision.reason() + "; this executor has no verbs layer to READ into its GPU with");

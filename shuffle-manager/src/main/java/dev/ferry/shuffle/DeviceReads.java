@@ -3,6 +3,7 @@ package dev.ferry.shuffle;
 import dev.ferry.shuffle.placement.ExecutorPlace;
 import dev.ferry.shuffle.store.DeviceTieredMapOutputStore;
 import dev.ferry.shuffle.transport.client.TcpShuffleTransport;
+import dev.ferry.shuffle.transport.crypto.SparkCryptoSettings;
 import dev.ferry.shuffle.transport.ipc.DeviceBlockReader;
 import dev.ferry.shuffle.transport.ipc.DeviceLanding;
 import dev.ferry.shuffle.transport.metrics.RouteCounters;
@@ -23,10 +24,11 @@ import static java.util.Objects.requireNonNull;
  * that decides each pair, and the JVM's per-route counters. All owned by the shuffle runtime.
  *
  * @param verbs this executor's NIC for GPUDIRECT_RDMA into its GPU; empty without a verbs layer
+ * @param crypto Spark's encryption settings, under which device routes that would leave blocks outside the encrypted stream are not used
  * @param staged reads blocks a peer has spilled to host memory out of shared memory, uncounted (the caller counts them on HOST_STAGED)
  */
 public record DeviceReads(DeviceTieredMapOutputStore store, DeviceLanding landing, DeviceBlockReader reader, TcpShuffleTransport stream, ShmBlockReader staged,
-        Optional<VerbsBlocks> verbs, ExecutorPlace self, ClusterTopology cluster, RoutePolicy policy, RouteCounters counters)
+        Optional<VerbsBlocks> verbs, ExecutorPlace self, ClusterTopology cluster, RoutePolicy policy, RouteCounters counters, SparkCryptoSettings crypto)
 {
     public DeviceReads
     {
@@ -40,5 +42,6 @@ public record DeviceReads(DeviceTieredMapOutputStore store, DeviceLanding landin
         requireNonNull(cluster, "cluster is null");
         requireNonNull(policy, "policy is null");
         requireNonNull(counters, "counters is null");
+        requireNonNull(crypto, "crypto is null");
     }
 }

@@ -190,7 +190,7 @@ public final class FerryShuffleRuntime
                 if (store instanceof DeviceTieredMapOutputStore deviceStore) {
                     // Device consumers route by the topology this executor started with: under probed routes a peer that reported later is not in it, and its blocks go staged (counted).
                     deviceReads = Optional.of(new DeviceReads(deviceStore, landing.orElseThrow(), deviceReader.orElseThrow(), stream,
-                            new ShmBlockReader(shmDirectory, new RouteCounters()), nic, self, topology.get().cluster(), policy, ROUTE_COUNTERS));
+                            new ShmBlockReader(shmDirectory, new RouteCounters()), nic, self, topology.get().cluster(), policy, ROUTE_COUNTERS, crypto));
                 }
                 Function<ClusterTopology, ShuffleTransport> routing = cluster -> new RoutingShuffleTransport(cluster, self, policy, stream, shmDirectory,
                         shmReader, nic, noVerbs, ROUTE_COUNTERS, routeLog, landing, deviceReader, fallbacks, crypto);
