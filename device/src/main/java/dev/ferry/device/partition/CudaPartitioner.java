@@ -11,12 +11,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The partition kernels on one GPU, the device the runtime's target names (any CUDA ordinal, not only
- * 0): {@code spark_partition.cu} compiled once per process and architecture by NVRTC, loaded once per
+ * The partition kernels on one GPU, the device the caller names (any CUDA ordinal):
+ * {@code spark_partition.cu} compiled once per process and architecture by NVRTC, loaded once per
  * device into that device's primary context (module cached by {@link KernelLauncher} per device and
- * source), each launch made on that device, checked and waited for. Buffers are the CUDA backend's, passed as device pointers. Reached only through
- * {@link DevicePartitioners#choose} after the kernel probe said available (this class names
- * JavaCPP classes through the launcher). Never yet run on a GPU.
+ * source), each launch made on that device, checked and waited for. Buffers are the CUDA backend's,
+ * passed as device pointers. Reached only through {@link DevicePartitioners#choose} after the kernel
+ * probe said available (this class names JavaCPP classes through the launcher). Never yet run on a GPU.
  */
 final class CudaPartitioner
         extends LaunchingPartitioner

@@ -11,8 +11,8 @@ import java.util.Optional;
  * Chooses the partition kernels for a runtime's device: on the {@code cuda} backend the kernels on
  * the GPU the caller names (any of the runtime's devices, such as the one Spark assigned the executor;
  * loaded into that device's own context), built only after the kernel probe said NVRTC and a device
- * are there (reached by reflection, so a machine without libcuda/libnvrtc gets the probe's reason, never an
- * {@link UnsatisfiedLinkError}); on the simulated and host backends, whose device memory the JVM
+ * are there (reached by reflection, so a machine without libcuda/libnvrtc gets the probe's reason,
+ * never an {@link UnsatisfiedLinkError}); on the simulated and host backends, whose device memory the JVM
  * addresses, the Java emulation. Where none can run the choice carries the reason and no partitioner.
  */
 public final class DevicePartitioners
