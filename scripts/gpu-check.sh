@@ -134,6 +134,17 @@ stage() {
 }
 TAIL_PATTERN='PASS|FAIL|unavailable|kernel check|tests (successful|failed|skipped|found)|Assumption failed|FAILED|MISMATCH|disagree|agreed|verdict|GB/s|Exception|Error|route|q[0-9]|total|ratio|consumer|checksum|match|device'
 
+# The GPUs CUDA will show this process: CUDA_VISIBLE_DEVICES's entries where it is set, else nvidia-smi's list (0 without it).
+visible_gpu_count() {
+    if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+        echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c '[^[:space:]]'
+    elif command -v nvidia-smi >/dev/null 2>&1; then
+        nvidia-smi -L 2>/dev/null | grep -c '^GPU '
+    else
+        echo 0
+    fi
+}
+
 JUNIT=(org.junit.platform.console.ConsoleLauncher execute --disable-banner --details=summary)
 
 # 1. The device contract suite, narrowed to this backend. It includes the reader's side of CUDA IPC as the shuffle
@@ -189,6 +200,14 @@ if [ "$FULL" = 1 ]; then
     PARTITION_ROWS=$([ "$DEVICE" = cuda ] && echo 2097152 || echo 100000)
     stage partition 120 "$JAVA" "${JAVA_OPTS[@]}" -Dferry.partition.check.backend="$DEVICE" -Dferry.partition.check.rows="$PARTITION_ROWS" -cp "$CP" "${JUNIT[@]}" \
         --select-class dev.ferry.gds.repartition.PartitionGpuCheck --reports-dir "$OUT/junit-partition"
+    #     With more than one GPU visible, the same check again on the last one (partition-last): the kernels load into
+    #     and launch in that device's own context, as on an executor Spark gave a GPU other than 0. A single GPU (or the
+    #     simulated dry run) runs only the stage above.
+    if [ "$DEVICE" = cuda ] && [ "$(visible_gpu_count)" -gt 1 ]; then
+        stage partition-last 120 "$JAVA" "${JAVA_OPTS[@]}" -Dferry.partition.check.backend="$DEVICE" -Dferry.partition.check.device=last \
+            -Dferry.partition.check.rows="$PARTITION_ROWS" -cp "$CP" "${JUNIT[@]}" \
+            --select-class dev.ferry.gds.repartition.PartitionGpuCheck --reports-dir "$OUT/junit-partition-last"
+    fi
 
     # 4d. The consumer API (issue 18 item 4): DeviceBatches over a Spark-written sample on the cuda backend, decoded by
     #     the kernels into GPU memory and handed over as ARROW_DEVICE_CUDA arrays (device pointers, no host copy; the

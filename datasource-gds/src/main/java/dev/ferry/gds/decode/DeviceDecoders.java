@@ -16,8 +16,8 @@ import java.util.function.Function;
 /**
  * Chooses the decode seam's implementation for device batches: on the {@code cuda} backend every
  * column gets the device decoder ({@link CudaColumnChunkDecoder}) over the CPU one, with the kernels
- * built for the target's device memory, or, where they cannot run, the reason each chunk's fallback
- * is counted under. On the simulated backend the device decoder is the CPU decoder writing straight
+ * built for the target's device memory (loaded into that device's own context, whichever CUDA
+ * ordinal it is), or, where they cannot run, the reason each chunk's fallback is counted under. On the simulated backend the device decoder is the CPU decoder writing straight
  * into simulated device memory ({@link SimulatedColumnChunkDecoder}); on the host backend, which has
  * no device memory, the CPU decoder decodes into host memory and uploads.
  */
@@ -43,9 +43,6 @@ public final class DeviceDecoders
             Optional<String> reason = DeviceKernelsLoader.unavailableReason();
             if (reason.isPresent()) {
                 unavailable = reason.get();
-            }
-            else if (target.device() != 0) {
-                unavailable = "the decode kernels load into device 0's context only; this target is device " + target.device();
             }
             else {
                 try {

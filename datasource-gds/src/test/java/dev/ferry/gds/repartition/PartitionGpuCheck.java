@@ -25,7 +25,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * through {@link DeviceBatchRepartitioner}; every key kind and a two-key case must equal the Java
  * reference (partition ids, input order within partitions, every column byte for byte), then the
  * repartition of a larger batch is timed (rows/s and GB/s of input column bytes) beside this
- * device's D2D copy rate measured in the same run. Skipped, with the reason, where the kernels
+ * device's D2D copy rate measured in the same run. {@code -Dferry.partition.check.device} picks the
+ * device (a CUDA ordinal, or {@code last}: the runtime's last device; default 0), so a multi-GPU
+ * machine checks that the kernels load and run on a device other than 0. Skipped, with the reason, where the kernels
  * cannot run (the simulated dry run).
  */
 public class PartitionGpuCheck
@@ -47,12 +49,14 @@ public class PartitionGpuCheck
         }
         try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", backend, "spark.ferry.device.simulated.capacity", "1g")))) {
             assumeTrue(backend.equals(runtime.backendName()), "the " + backend + " backend did not start: " + runtime.selectionReason());
-            DevicePartitioners.Choice choice = DevicePartitioners.choose(runtime, 0);
+            int device = device(runtime);
+            System.out.println("partition: device " + device + " of " + runtime.deviceCount());
+            DevicePartitioners.Choice choice = DevicePartitioners.choose(runtime, device);
             choice.partitioner().ifPresentOrElse(partitioner -> System.out.println("partition: kernels " + partitioner.describe()),
                     () -> System.out.println("partition: unavailable: " + choice.reason()));
             assumeTrue(choice.partitioner().isPresent(), () -> "partition: " + choice.reason());
-            try (DeviceStream stream = runtime.newStream(0)) {
-                DeviceTarget target = new DeviceTarget(runtime, 0, stream);
+            try (DeviceStream stream = runtime.newStream(device)) {
+                DeviceTarget target = new DeviceTarget(runtime, device, stream);
                 DeviceBatchRepartitioner repartitioner = new DeviceBatchRepartitioner(target, choice.partitioner().get());
                 Random random = new Random(18);
                 int cases = 0;
@@ -65,8 +69,18 @@ public class PartitionGpuCheck
                 System.out.println("partition: PASS " + cases + " cases equal the Java reference (ids, order, bytes)");
                 throughput(runtime, repartitioner, target, random);
             }
-            assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+            assertEquals(0, runtime.deviceAllocator(device).allocatedBytes(), "every device buffer of device " + device + " is freed");
         }
+    }
+
+    private static int device(DeviceRuntime runtime)
+    {
+        String requested = System.getProperty("ferry.partition.check.device", "0");
+        int device = requested.equals("last") ? runtime.deviceCount() - 1 : Integer.parseInt(requested);
+        if (device < 0 || device >= runtime.deviceCount()) {
+            throw new IllegalArgumentException("ferry.partition.check.device=" + requested + " is not one of the runtime's " + runtime.deviceCount() + " devices");
+        }
+        return device;
     }
 
     private static void throughput(DeviceRuntime runtime, DeviceBatchRepartitioner repartitioner, DeviceTarget target, Random random)
@@ -94,7 +108,7 @@ public class PartitionGpuCheck
 
     private static double copyRate(DeviceRuntime runtime, DeviceTarget target, long bytes)
     {
-        try (DeviceBuffer source = runtime.deviceAllocator(0).allocate(bytes); DeviceBuffer copy = runtime.deviceAllocator(0).allocate(bytes)) {
+        try (DeviceBuffer source = runtime.deviceAllocator(target.device()).allocate(bytes); DeviceBuffer copy = runtime.deviceAllocator(target.device()).allocate(bytes)) {
             double best = Double.MAX_VALUE;
             for (int run = 0; run < 5; run++) {
                 long began = System.nanoTime();

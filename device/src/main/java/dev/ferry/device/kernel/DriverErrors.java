@@ -7,7 +7,7 @@ import org.bytedeco.cuda.global.nvrtc;
 import org.bytedeco.javacpp.BytePointer;
 import org.bytedeco.javacpp.PointerPointer;
 
-/** Turns CUDA driver API results (CUresult) and NVRTC results into exceptions that say what was being done. */
+/** Turns CUDA driver API results (CUresult), runtime statuses (cudaError) and NVRTC results into exceptions that say what was being done. */
 final class DriverErrors
 {
     private DriverErrors() {}
@@ -26,6 +26,15 @@ final class DriverErrors
     {
         if (result != cudart.CUDA_SUCCESS) {
             throw new FerryException(ErrorCategory.EXTERNAL, operation + " failed: " + describe(result));
+        }
+    }
+
+    /** For the CUDA runtime's status codes (cudaError), which the kernels' callers share with the cuda backend. */
+    static void checkRuntime(int status, String operation)
+    {
+        if (status != cudart.cudaSuccess) {
+            BytePointer text = cudart.cudaGetErrorString(status);
+            throw new FerryException(ErrorCategory.EXTERNAL, operation + " failed: " + (text == null ? "unknown error" : text.getString()) + " (cudaError " + status + ")");
         }
     }
 

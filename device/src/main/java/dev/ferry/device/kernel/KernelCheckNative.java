@@ -13,21 +13,29 @@ final class KernelCheckNative
         implements Supplier<Integer>
 {
     private static final int BLOCK = 256;
+    // The check's own allocations (cuMemAlloc) go to the current context, which loading the kernels made device 0's.
+    private static final int DEVICE = 0;
 
     @Override
     public Integer get()
     {
-        KernelLauncher launcher = new KernelLauncher();
+        try (KernelLauncher launcher = new KernelLauncher()) {
+            return check(launcher);
+        }
+    }
+
+    private static int check(KernelLauncher launcher)
+    {
         KernelSource source = KernelSource.load("parquet_levels.cu");
-        LoadedKernel levels = launcher.load(source, "ferry_levels_to_validity");
-        LoadedKernel scatter = launcher.load(source, "ferry_scatter_spaced");
-        System.out.println("kernel check: " + source + " compiled for " + launcher.architecture());
+        LoadedKernel levels = launcher.load(DEVICE, source, "ferry_levels_to_validity");
+        LoadedKernel scatter = launcher.load(DEVICE, source, "ferry_scatter_spaced");
+        System.out.println("kernel check: " + source + " compiled for " + launcher.architecture(DEVICE) + " on device " + DEVICE);
         int failures = 0;
         for (java.util.Map.Entry<String, java.util.List<String>> entry : new java.util.TreeMap<>(KernelCheck.DECODE_KERNELS).entrySet()) {
             try {
                 KernelSource decode = KernelSource.load(entry.getKey());
                 for (String function : entry.getValue()) {
-                    launcher.load(decode, function);
+                    launcher.load(DEVICE, decode, function);
                 }
                 System.out.println("PASS NVRTC compiled and loaded " + decode + ": " + entry.getValue());
             }

@@ -2,29 +2,32 @@ package dev.ferry.device.kernel;
 
 import dev.ferry.common.ErrorCategory;
 import dev.ferry.common.FerryException;
-import org.bytedeco.cuda.cudart.CUctx_st;
 import org.bytedeco.cuda.cudart.CUfunc_st;
 import org.bytedeco.cuda.cudart.CUmod_st;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.BytePointer;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * Loads compiled kernels into device 0's primary context with the driver API
- * ({@code cuModuleLoadData}, {@code cuModuleGetFunction}). Only construct after
- * {@link KernelProbe#availability()} said available. Never yet run on a GPU.
+ * Loads compiled kernels with the driver API ({@code cuModuleLoadData}, {@code cuModuleGetFunction})
+ * into the primary context of whichever device asks: the GPU Spark assigned an executor need not be
+ * device 0. Modules and functions are cached per (device, source[, function]) by a
+ * {@link DeviceModuleCache}, so each device compiles nothing twice (KernelCompiler's cache, per
+ * architecture) and loads each source once, and a function loaded on one device is never launched
+ * on another ({@link LoadedKernel} makes its own device current). Only construct after
+ * {@link KernelProbe#availability()} said available.
  */
 public final class KernelLauncher
+        implements AutoCloseable
 {
     private static KernelLauncher shared;
 
-    private final int device;
-    private final String architecture;
-    private final CUctx_st context;
-    private final Map<String, CUmod_st> modules = new HashMap<>();
-    private final Map<String, LoadedKernel> functions = new HashMap<>();
+    private final Map<Integer, DeviceKernelContext> contexts = new HashMap<>();
+    private final DeviceModuleCache<CUmod_st, LoadedKernel> cache = new DeviceModuleCache<>(new DriverModules());
 
     public KernelLauncher()
     {
@@ -35,79 +38,127 @@ public final class KernelLauncher
             throw new FerryException(ErrorCategory.EXTERNAL, "CUDA kernels are unavailable: " + availability.reason());
         }
         DriverErrors.check(cudart.cuInit(0), "cuInit");
-        int[] handle = new int[1];
-        DriverErrors.check(cudart.cuDeviceGet(handle, 0), "cuDeviceGet(0)");
-        this.device = handle[0];
-        this.architecture = architecture(device);
-        CUctx_st context = new CUctx_st();
-        DriverErrors.check(cudart.cuDevicePrimaryCtxRetain(context, device), "cuDevicePrimaryCtxRetain");
-        this.context = context;
-        bindToThisThread();
     }
 
     /**
-     * Makes this launcher's context (device 0's primary context, the one the CUDA runtime uses)
-     * current on the calling thread: a context is current per thread, and task threads other than
-     * the one that built the launcher launch kernels too.
+     * Makes {@code device} current on the calling thread (cudaSetDevice, as the cuda backend does), for
+     * driver calls a kernel user makes between launches (copies); a context is current per thread.
      */
-    public void bindToThisThread()
+    public synchronized void makeCurrent(int device)
     {
-        DriverErrors.check(cudart.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+        context(device).makeCurrent();
     }
 
-    /** The device whose primary context the kernels load into (0). */
-    public int device()
+    /** {@code sm_XY} of {@code device}, the architecture its kernels are compiled for. */
+    public synchronized String architecture(int device)
     {
-        return device;
+        return context(device).architecture();
     }
 
     /** {@code sm_XY} from the device's compute capability, as NVRTC's --gpu-architecture takes it. */
-    static String architecture(int device)
+    static String architectureOf(int deviceHandle)
     {
         int[] major = new int[1];
         int[] minor = new int[1];
-        DriverErrors.check(cudart.cuDeviceGetAttribute(major, cudart.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device), "cuDeviceGetAttribute(compute capability major)");
-        DriverErrors.check(cudart.cuDeviceGetAttribute(minor, cudart.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), "cuDeviceGetAttribute(compute capability minor)");
+        DriverErrors.check(cudart.cuDeviceGetAttribute(major, cudart.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, deviceHandle), "cuDeviceGetAttribute(compute capability major)");
+        DriverErrors.check(cudart.cuDeviceGetAttribute(minor, cudart.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, deviceHandle), "cuDeviceGetAttribute(compute capability minor)");
         return "sm_" + major[0] + minor[0];
     }
 
-    public String architecture()
+    /** Compiles (or takes from the cache) {@code source} for {@code device} and returns its function {@code functionName} there. */
+    public synchronized LoadedKernel load(int device, KernelSource source, String functionName)
     {
-        return architecture;
+        context(device);
+        return cache.function(device, source, functionName);
     }
 
-    /** Compiles (or takes from the cache) {@code source} for this device and returns its function {@code functionName}. */
-    public synchronized LoadedKernel load(KernelSource source, String functionName)
+    /** How many kernel modules are loaded on {@code device}. */
+    public synchronized int moduleCount(int device)
     {
-        String key = source.sha256() + "/" + functionName;
-        LoadedKernel loaded = functions.get(key);
-        if (loaded != null) {
-            return loaded;
-        }
-        CUmod_st module = modules.computeIfAbsent(source.sha256(), sha -> loadModule(source));
-        CUfunc_st function = new CUfunc_st();
-        int result = cudart.cuModuleGetFunction(function, module, functionName);
-        if (result != cudart.CUDA_SUCCESS) {
-            throw new FerryException(ErrorCategory.EXTERNAL, "cuModuleGetFunction(" + functionName + ") in kernel source " + source + " failed: " + DriverErrors.describe(result));
-        }
-        loaded = new LoadedKernel(functionName, function);
-        functions.put(key, loaded);
-        return loaded;
+        return cache.moduleCount(device);
     }
 
-    // One module per source in this launcher's context: a source's kernels share it, and a second
-    // load of the same source neither compiles (KernelCompiler's cache) nor loads it again.
-    private CUmod_st loadModule(KernelSource source)
+    /** Unloads {@code device}'s modules, destroys its kernel stream and drops the hold on its primary context; a later load starts again. */
+    public synchronized void release(int device)
     {
-        byte[] image = KernelCompiler.cubin(source, architecture);
-        CUmod_st module = new CUmod_st();
-        try (BytePointer data = new BytePointer(image)) {
-            DriverErrors.check(cudart.cuModuleLoadData(module, data), "cuModuleLoadData of kernel source " + source);
+        DeviceKernelContext context = contexts.remove(device);
+        try {
+            cache.release(device);
         }
-        return module;
+        finally {
+            if (context != null) {
+                context.close();
+            }
+        }
     }
 
-    /** The launcher every decoder of this process shares: one context, one module per source. */
+    /** Releases every device this launcher loaded kernels on. */
+    @Override
+    public synchronized void close()
+    {
+        List<RuntimeException> failures = new ArrayList<>();
+        for (int device : List.copyOf(contexts.keySet())) {
+            try {
+                release(device);
+            }
+            catch (RuntimeException e) {
+                failures.add(e);
+            }
+        }
+        if (!failures.isEmpty()) {
+            failures.subList(1, failures.size()).forEach(failures.get(0)::addSuppressed);
+            throw failures.get(0);
+        }
+    }
+
+    private DeviceKernelContext context(int device)
+    {
+        if (device < 0) {
+            throw new IllegalArgumentException("device must be a CUDA ordinal (>= 0), got " + device);
+        }
+        return contexts.computeIfAbsent(device, DeviceKernelContext::open);
+    }
+
+    // The driver API side of the cache: every call first makes the named device current, so a module
+    // goes into, is looked up in and is unloaded from that device's primary context only.
+    private final class DriverModules
+            implements DeviceModuleCache.Loader<CUmod_st, LoadedKernel>
+    {
+        @Override
+        public CUmod_st loadModule(int device, KernelSource source)
+        {
+            DeviceKernelContext context = context(device);
+            byte[] image = KernelCompiler.cubin(source, context.architecture());
+            context.makeCurrentChecked();
+            CUmod_st module = new CUmod_st();
+            try (BytePointer data = new BytePointer(image)) {
+                DriverErrors.check(cudart.cuModuleLoadData(module, data), "cuModuleLoadData of kernel source " + source + " on " + context);
+            }
+            return module;
+        }
+
+        @Override
+        public LoadedKernel function(int device, CUmod_st module, String functionName)
+        {
+            DeviceKernelContext context = context(device);
+            context.makeCurrent();
+            CUfunc_st function = new CUfunc_st();
+            int result = cudart.cuModuleGetFunction(function, module, functionName);
+            if (result != cudart.CUDA_SUCCESS) {
+                throw new FerryException(ErrorCategory.EXTERNAL, "cuModuleGetFunction(" + functionName + ") on " + context + " failed: " + DriverErrors.describe(result));
+            }
+            return new LoadedKernel(functionName, function, context);
+        }
+
+        @Override
+        public void unloadModule(int device, CUmod_st module)
+        {
+            DriverErrors.checkRuntime(cudart.cudaSetDevice(device), "cudaSetDevice(" + device + ") before cuModuleUnload");
+            DriverErrors.check(cudart.cuModuleUnload(module), "cuModuleUnload on device " + device);
+        }
+    }
+
+    /** The launcher every kernel user of this process shares: one primary context per device, one module per (device, source). */
     public static synchronized KernelLauncher shared()
     {
         if (shared == null) {

@@ -30,6 +30,6 @@ final class KernelNativeProbe
         if (result != cudart.CUDA_SUCCESS) {
             return KernelAvailability.unavailable("cuDeviceGet(0) failed: " + DriverErrors.describe(result));
         }
-        return KernelAvailability.available("NVRTC " + major[0] + "." + minor[0] + ", device 0 is " + KernelLauncher.architecture(device[0]));
+        return KernelAvailability.available("NVRTC " + major[0] + "." + minor[0] + ", device 0 is " + KernelLauncher.architectureOf(device[0]));
     }
 }

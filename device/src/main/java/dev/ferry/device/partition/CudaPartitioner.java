@@ -11,11 +11,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The partition kernels on a GPU: {@code spark_partition.cu} compiled once per process and
- * architecture by NVRTC (module cached by {@link KernelLauncher}), each launch checked and waited
- * for. Buffers are the CUDA backend's, passed as device pointers. Reached only through
- * {@link DevicePartitioners#choose} after the kernel probe said available (this class names
- * JavaCPP classes through the launcher). Never yet run on a GPU.
+ * The partition kernels on one GPU, the device the caller names (any CUDA ordinal):
+ * {@code spark_partition.cu} compiled once per process and architecture by NVRTC, loaded once per
+ * device into that device's primary context (module cached by {@link KernelLauncher} per device and
+ * source), each launch made on that device, checked and waited for. Buffers are the CUDA backend's,
+ * passed as device pointers. Reached only through {@link DevicePartitioners#choose} after the kernel
+ * probe said available (this class names JavaCPP classes through the launcher). Never yet run on a GPU.
  */
 final class CudaPartitioner
         extends LaunchingPartitioner
@@ -25,24 +26,26 @@ final class CudaPartitioner
             "ferry_gather_fixed", "ferry_gather_bits", "ferry_gather_string_lengths", "ferry_partition_sum_chunks", "ferry_partition_sum_starts",
             "ferry_partition_sum_write", "ferry_partition_string_bounds", "ferry_gather_string_offsets", "ferry_gather_string_bytes");
 
-    private final KernelLauncher launcher;
+    private final int device;
+    private final String architecture;
     private final Map<String, LoadedKernel> kernels = new HashMap<>();
 
     // Public for the reflective construction in DevicePartitioners.
-    public CudaPartitioner()
+    public CudaPartitioner(int device)
     {
-        launcher = KernelLauncher.shared();
-        launcher.bindToThisThread();
+        this.device = device;
+        KernelLauncher launcher = KernelLauncher.shared();
+        this.architecture = launcher.architecture(device);
         KernelSource source = KernelSource.load("spark_partition.cu");
         for (String name : KERNELS) {
-            kernels.put(name, launcher.load(source, name));
+            kernels.put(name, launcher.load(device, source, name));
         }
     }
 
     @Override
     public String describe()
     {
-        return "the partition kernels on " + launcher.architecture() + " device " + launcher.device();
+        return "the partition kernels on " + architecture + " device " + device;
     }
 
     @Override
@@ -53,7 +56,7 @@ final class CudaPartitioner
             Object argument = arguments[i];
             values[i] = argument == null ? (Object) 0L : argument instanceof DeviceBuffer buffer ? (Object) DevicePointers.address(buffer) : argument;
         }
-        launcher.bindToThisThread();
+        // The kernel makes its own device current on this thread before the launch.
         LoadedKernel loaded = kernels.get(kernel);
         if (loaded == null) {
             throw new IllegalStateException("partition kernel " + kernel + " is not loaded");

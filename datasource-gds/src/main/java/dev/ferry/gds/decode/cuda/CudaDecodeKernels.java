@@ -17,11 +17,12 @@ import java.util.Map;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The decode kernels on a GPU: each method launches its CUDA C kernel (compiled once per process and
- * architecture by NVRTC, module cached by {@link KernelLauncher}) with the driver API and waits for
- * it, checking the launch and the synchronization. Memory comes from the executor's device
- * allocator (so the runtime's limit and books apply) and is tracked here by address until freed
- * or handed over as an Arrow buffer ({@link #handOver}). Reached only through
+ * The decode kernels on one GPU, the device of the allocator's memory (any CUDA ordinal): each method
+ * launches its CUDA C kernel (compiled once per process and architecture by NVRTC, module loaded once
+ * per device into that device's primary context and cached by {@link KernelLauncher}) with the driver
+ * API on that device and waits for it, checking the launch and the synchronization. Memory comes
+ * from the executor's device allocator (so the runtime's limit and books apply) and is tracked here
+ * by address until freed or handed over as an Arrow buffer ({@link #handOver}). Reached only through
  * {@link DeviceKernelsLoader#load} after the kernel probe said available. Never yet run on a GPU.
  */
 final class CudaDecodeKernels
@@ -30,6 +31,7 @@ final class CudaDecodeKernels
     private static final int BLOCK = 256;
 
     private final KernelLauncher launcher;
+    private final int device;
     private final BufferAllocator allocator;
     private final Map<Long, DeviceBuffer> buffers = new HashMap<>();
     private final LoadedKernel rleRuns;
@@ -53,28 +55,31 @@ final class CudaDecodeKernels
     public CudaDecodeKernels(BufferAllocator allocator)
     {
         this.allocator = requireNonNull(allocator, "allocator is null");
+        if (!allocator.location().isDevice()) {
+            throw new FerryException(ErrorCategory.INTERNAL_ERROR, "the device decoder needs a device allocator, got " + allocator.name() + " at " + allocator.location());
+        }
+        this.device = allocator.location().device();
         this.launcher = KernelLauncher.shared();
-        launcher.bindToThisThread();
         KernelSource rle = KernelSource.load("parquet_rle.cu");
         KernelSource scan = KernelSource.load("parquet_scan.cu");
         KernelSource gather = KernelSource.load("parquet_gather.cu");
         KernelSource plain = KernelSource.load("parquet_plain.cu");
-        rleRuns = launcher.load(rle, "ferry_rle_runs");
-        rleExpand = launcher.load(rle, "ferry_rle_expand");
-        levelsBitmap = launcher.load(rle, "ferry_levels_bitmap");
-        scanChunkSums = launcher.load(scan, "ferry_scan_chunk_sums");
-        scanChunkStarts = launcher.load(scan, "ferry_scan_chunk_starts");
-        scanWrite = launcher.load(scan, "ferry_scan_write");
-        dictGatherFixed = launcher.load(gather, "ferry_dict_gather_fixed");
-        spacedFixed = launcher.load(gather, "ferry_spaced_fixed");
-        spacedBooleans = launcher.load(gather, "ferry_spaced_booleans");
-        copyBits = launcher.load(gather, "ferry_copy_bits");
-        stringLengths = launcher.load(gather, "ferry_string_lengths");
-        stringGather = launcher.load(gather, "ferry_string_gather");
-        plainByteArrayIndex = launcher.load(plain, "ferry_plain_byte_array_index");
-        int96ToMicros = launcher.load(plain, "ferry_int96_to_micros");
-        decimalTo128 = launcher.load(plain, "ferry_decimal_to_128");
-        timestampToMicros = launcher.load(plain, "ferry_timestamp_to_micros");
+        rleRuns = launcher.load(device, rle, "ferry_rle_runs");
+        rleExpand = launcher.load(device, rle, "ferry_rle_expand");
+        levelsBitmap = launcher.load(device, rle, "ferry_levels_bitmap");
+        scanChunkSums = launcher.load(device, scan, "ferry_scan_chunk_sums");
+        scanChunkStarts = launcher.load(device, scan, "ferry_scan_chunk_starts");
+        scanWrite = launcher.load(device, scan, "ferry_scan_write");
+        dictGatherFixed = launcher.load(device, gather, "ferry_dict_gather_fixed");
+        spacedFixed = launcher.load(device, gather, "ferry_spaced_fixed");
+        spacedBooleans = launcher.load(device, gather, "ferry_spaced_booleans");
+        copyBits = launcher.load(device, gather, "ferry_copy_bits");
+        stringLengths = launcher.load(device, gather, "ferry_string_lengths");
+        stringGather = launcher.load(device, gather, "ferry_string_gather");
+        plainByteArrayIndex = launcher.load(device, plain, "ferry_plain_byte_array_index");
+        int96ToMicros = launcher.load(device, plain, "ferry_int96_to_micros");
+        decimalTo128 = launcher.load(device, plain, "ferry_decimal_to_128");
+        timestampToMicros = launcher.load(device, plain, "ferry_timestamp_to_micros");
     }
 
     @Override
@@ -111,7 +116,7 @@ final class CudaDecodeKernels
         if (length == 0) {
             return;
         }
-        launcher.bindToThisThread();
+        launcher.makeCurrent(device);
         try (BytePointer host = new BytePointer(length)) {
             host.put(source, offset, length);
             check(cudart.cuMemcpyHtoD(target, host, length), "cuMemcpyHtoD(" + length + ")");
@@ -124,7 +129,7 @@ final class CudaDecodeKernels
         if (length == 0) {
             return;
         }
-        launcher.bindToThisThread();
+        launcher.makeCurrent(device);
         try (BytePointer host = new BytePointer(length)) {
             check(cudart.cuMemcpyDtoH(host, source, length), "cuMemcpyDtoH(" + length + ")");
             host.get(target, offset, length);
@@ -137,14 +142,14 @@ final class CudaDecodeKernels
         if (length == 0) {
             return;
         }
-        launcher.bindToThisThread();
+        launcher.makeCurrent(device);
         check(cudart.cuMemcpyDtoD(target, source, length), "cuMemcpyDtoD(" + length + ")");
     }
 
     @Override
     public String describe()
     {
-        return "CUDA kernels on device " + launcher.device() + " (" + launcher.architecture() + ")";
+        return "CUDA kernels on device " + device + " (" + launcher.architecture(device) + ")";
     }
 
     private void launch(LoadedKernel kernel, long items, Object... arguments)
@@ -152,7 +157,6 @@ final class CudaDecodeKernels
         if (items <= 0) {
             return;
         }
-        launcher.bindToThisThread();
         long grid = (items + BLOCK - 1) / BLOCK;
         if (grid > Integer.MAX_VALUE) {
             throw new FerryException(ErrorCategory.INTERNAL_ERROR, "kernel " + kernel.name() + ": " + items + " items need more than 2^31 blocks");
@@ -162,7 +166,6 @@ final class CudaDecodeKernels
 
     private void launchSingle(LoadedKernel kernel, Object... arguments)
     {
-        launcher.bindToThisThread();
         kernel.launchAndWait(1, 1, arguments);
     }
 
