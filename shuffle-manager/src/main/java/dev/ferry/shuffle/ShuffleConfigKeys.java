@@ -30,10 +30,10 @@ public final class ShuffleConfigKeys
             "Target size of one Arrow batch of one reduce partition on the map side (uncompressed).");
     public static final ConfigKey<Long> MAP_BUFFER_BYTES = ConfigKey.bytes("spark.ferry.shuffle.write.maxBufferedBytes", "64m",
             "Arrow memory one map task may hold in unfinished batches before it flushes all of them early.");
-    public static final ConfigKey<Long> SCATTER_BUFFER_BYTES = ConfigKey.bytes("spark.ferry.shuffle.write.scatterBufferBytes", "4m",
+    public static final ConfigKey<Long> SCATTER_BUFFER_BYTES = ConfigKey.bytes("spark.ferry.shuffle.write.scatterBufferBytes", "1m",
             "Heap one map task copies its rows into before scattering them, sorted by reduce partition, to the partitions' "
                     + "batches (at most a sixteenth of spark.ferry.shuffle.write.maxBufferedBytes; counted in the task's execution "
-                    + "memory). 0 appends each row straight to its partition's batch.");
+                    + "memory). 0 appends each row straight to its partition's batch, as an exchange into one partition does.");
     public static final ConfigKey<Long> TASK_ARROW_LIMIT_BYTES = ConfigKey.bytes("spark.ferry.shuffle.task.arrowLimitBytes", "1g",
             "Most Arrow (off-heap) memory one task's Ferry shuffle writer or reader may hold: the map side's open batches, "
                     + "the reduce side's fetched blocks and the batches handed to Spark. This memory is outside Spark's memory "

@@ -67,7 +67,7 @@ class TestStagedScatter
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {1, 37, 200})
+    @ValueSource(ints = {2, 37, 200})
     void stagedBlocksAreTheDirectBlocks(int partitions)
             throws IOException
     {

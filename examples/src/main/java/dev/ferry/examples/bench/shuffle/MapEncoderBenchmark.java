@@ -47,8 +47,9 @@ import scala.reflect.ClassTag$;
  *
  * <p>Run: {@code java <Spark's --add-opens flags> -cp "examples/target/classes:$(cat target/ferry-classpath.txt)"
  * dev.ferry.examples.bench.shuffle.MapEncoderBenchmark [rows] [runs] [partitions] [maxBufferedBytes] [zstdLevel] [scatterBufferBytes]}
- * (defaults 1000000, 5, 200, 64 MiB as {@code spark.ferry.shuffle.write.maxBufferedBytes}, 1, 4 MiB as
- * {@code spark.ferry.shuffle.write.scatterBufferBytes}; 0 appends each row straight to its partition's batch).
+ * (defaults 1000000, 5, 200, 64 MiB as {@code spark.ferry.shuffle.write.maxBufferedBytes}, 1, 1 MiB as
+ * {@code spark.ferry.shuffle.write.scatterBufferBytes}). The "direct" lines append each row straight to its
+ * partition's batch, as with {@code scatterBufferBytes} 0.
  */
 public final class MapEncoderBenchmark
 {
@@ -86,12 +87,17 @@ public final class MapEncoderBenchmark
                 args.length > 4 ? Integer.parseInt(args[4]) : 1,
                 args.length > 5 ? Long.parseLong(args[5]) : ShuffleConfigKeys.SCATTER_BUFFER_BYTES.defaultValue());
         PackedRows rows = PackedRows.generate(rowCount, setup.partitions());
-        String[] names = {"spark lz4", "ferry zstd", "ferry lz4", "ferry none"};
+        // The last two append each row straight to its partition's batch (no scatter buffer): run in
+        // the same rotation as the others, they show what the buffer does under the same load.
+        Setup direct = new Setup(setup.partitions(), setup.maxBufferedBytes(), setup.zstdLevel(), 0);
+        String[] names = {"spark lz4", "ferry zstd", "ferry lz4", "ferry none", "ferry lz4, direct", "ferry none, direct"};
         Encoder[] encoders = {
                 packed -> sparkRows(packed, setup.partitions()),
                 packed -> ferry(packed, CompressionKind.ZSTD, setup),
                 packed -> ferry(packed, CompressionKind.LZ4, setup),
-                packed -> ferry(packed, CompressionKind.NONE, setup)};
+                packed -> ferry(packed, CompressionKind.NONE, setup),
+                packed -> ferry(packed, CompressionKind.LZ4, direct),
+                packed -> ferry(packed, CompressionKind.NONE, direct)};
         long[][] nanos = new long[encoders.length][runs];
         long[] bytes = new long[encoders.length];
         for (Encoder encoder : encoders) {
@@ -111,7 +117,7 @@ public final class MapEncoderBenchmark
                 rowCount, setup.partitions(), runs, setup.maxBufferedBytes(), setup.zstdLevel(), setup.scatterBufferBytes());
         for (int i = 0; i < encoders.length; i++) {
             double median = Medians.of(nanos[i]);
-            System.out.printf(Locale.ROOT, "%-10s %7.1f ns/row  %,13d bytes  spark/this %.2fx%n", names[i], median / rowCount, bytes[i], spark / median);
+            System.out.printf(Locale.ROOT, "%-18s %7.1f ns/row  %,13d bytes  spark/this %.2fx%n", names[i], median / rowCount, bytes[i], spark / median);
         }
     }
 
