@@ -94,15 +94,8 @@ public final class TieredShuffleStore
             try (DeviceStream stream = runtime.newStream(device)) {
                 stream.copyFromHost(data.duplicate(), buffer, 0);
             }
-            synchronized (this) {
-                checkOpen();
-                if (entries.containsKey(block)) {
-                    throw new IllegalArgumentException("Block " + block + " is already stored");
-                }
-                entries.put(block, Entry.onDevice(block, buffer));
-                deviceBytes += buffer.length();
-                stored = true;
-            }
+            addOnDevice(block, buffer);
+            stored = true;
         }
         finally {
             if (!stored) {
@@ -129,21 +122,22 @@ public final class TieredShuffleStore
             if (buffer.allocator() != pool.allocator()) {
                 throw new IllegalArgumentException("Block " + block + " is " + buffer.name() + ", not an allocation of this store's pool on device " + device);
             }
-            synchronized (this) {
-                checkOpen();
-                if (entries.containsKey(block)) {
-                    throw new IllegalArgumentException("Block " + block + " is already stored");
-                }
-                entries.put(block, Entry.onDevice(block, buffer));
-                deviceBytes += buffer.length();
-                stored = true;
-            }
+            addOnDevice(block, buffer);
+            stored = true;
         }
         finally {
             if (!stored) {
                 buffer.close();
             }
         }
+    }
+
+    /** Takes {@code buffer} as {@code block}'s device copy, counted in the device tier; refused when the block is already stored. */
+    private synchronized void addOnDevice(StoredBlock block, DeviceBuffer buffer)
+    {
+        checkNew(block);
+        entries.put(block, Entry.onDevice(block, buffer));
+        deviceBytes += buffer.length();
     }
 
     private synchronized void checkNew(StoredBlock block)

@@ -103,14 +103,7 @@ final class IpcEndpoints
     /** {@code buffer}'s bytes, copied back to host memory (for comparisons). */
     byte[] hostCopy(dev.ferry.device.memory.DeviceBuffer buffer)
     {
-        ByteBuffer host = ByteBuffer.allocateDirect(Math.toIntExact(buffer.length()));
-        try (dev.ferry.device.DeviceStream stream = runtime.newStream(buffer.location().device())) {
-            stream.copyToHost(buffer, 0, host);
-            stream.synchronize();
-        }
-        byte[] bytes = new byte[host.capacity()];
-        host.rewind().get(bytes);
-        return bytes;
+        return RoutedEndpoints.hostCopy(runtime, buffer);
     }
 
     @Override

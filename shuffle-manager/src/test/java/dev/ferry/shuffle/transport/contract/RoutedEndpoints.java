@@ -242,6 +242,12 @@ final class RoutedEndpoints
     /** {@code buffer}'s bytes, copied back to host memory (for comparisons). */
     byte[] hostCopy(dev.ferry.device.memory.DeviceBuffer buffer)
     {
+        return hostCopy(runtime, buffer);
+    }
+
+    /** {@code buffer}'s bytes in {@code runtime}'s device memory, copied back to host memory (for comparisons). */
+    static byte[] hostCopy(DeviceRuntime runtime, dev.ferry.device.memory.DeviceBuffer buffer)
+    {
         ByteBuffer host = ByteBuffer.allocateDirect(Math.toIntExact(buffer.length()));
         try (dev.ferry.device.DeviceStream stream = runtime.newStream(buffer.location().device())) {
             stream.copyToHost(buffer, 0, host);
