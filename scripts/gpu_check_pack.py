@@ -6,7 +6,7 @@ included). Called by scripts/gpu-check-pack.sh, which builds first; see that scr
 Layout of the runtime (what scripts/gpu-check-unpack.sh recreates on the device):
   jre/              a jlink'd Java runtime (the modules Spark, Arrow, Parquet and Ferry load)
   lib/NNN-name.jar  the minimal jar set, each rewritten STORED (so xz sees the bytes) without native
-                    libraries of other platforms, the CUDA JNI jar trimmed to cudart, cufile and NVML
+                    libraries of other platforms, the CUDA JNI jar trimmed to cudart, cufile, NVML, NVRTC and nvCOMP
   classes/*         Ferry's classes the checks run from (device tests, gds corpus test, examples)
   classpath.txt     the class path, relative to the runtime, in order (in the last part)
 Beside the parts: sizes.txt (part sizes) and manifest.txt (also what was dropped or trimmed).
@@ -27,15 +27,17 @@ import tarfile
 import zipfile
 
 # Jars the checks never load (local-mode and local-cluster Spark SQL, Parquet, Arrow, Ferry): RocksDB/LevelDB
-# state stores, OpenSSL bindings, ZooKeeper recovery, Python gateways, test frameworks. Not Ivy: Spark 4.2's
-# config package names an Ivy class in its static initializer (the dry run found it).
+# state stores, OpenSSL bindings, ZooKeeper recovery, Python gateways, test frameworks, and DuckDB's JDBC driver
+# (238 MiB stored: only bench scan --writers writes files with it). Not Ivy: Spark 4.2's config package names an
+# Ivy class in its static initializer (the dry run found it).
 DROPPED = re.compile(r"^(rocksdbjni|leveldbjni|netty-tcnative|zookeeper|curator|py4j|pickle|junit-4|hamcrest|"
-                     r"mockito|byte-buddy|objenesis|netty-transport-native-kqueue|netty-resolver-dns-native-macos)")
+                     r"mockito|byte-buddy|objenesis|netty-transport-native-kqueue|netty-resolver-dns-native-macos|duckdb_jdbc)")
 NATIVE = re.compile(r"\.(so(\.\d+)*|dylib|dll|jnilib|a)$")
 FOREIGN = re.compile(r"(?i)(osx|macos|darwin|mac-|windows|win32|win64|win-|aarch|arm64|armhf|arm32|/arm/|ppc|s390|riscv|loongarch|"
                      r"mips|freebsd|sunos|solaris|aix|android|ios-|i386|i686|linux-x86/|linux32|/x86/)")
-# Of the CUDA presets' JNI libraries Ferry loads only these (cudart, cuFile, NVML).
-CUDA_JNI_KEPT = {"libjnicudart.so", "libjnicufile.so", "libjninvml.so"}
+# Of the CUDA presets' JNI libraries Ferry loads only these: cudart (with the driver API the kernels launch
+# through), cuFile, NVML, NVRTC (the kernels' compiler) and nvCOMP; the plugin jar keeps the same five.
+CUDA_JNI_KEPT = {"libjnicudart.so", "libjnicufile.so", "libjninvml.so", "libjninvrtc.so", "libjninvcomp.so"}
 # jdk.incubator.vector: Spark 4's launcher options (JavaModuleOptions, also for local-cluster executors) add it,
 # and a JVM asked to --add-modules a module it lacks does not start.
 JLINK_MODULES = ("java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,"
