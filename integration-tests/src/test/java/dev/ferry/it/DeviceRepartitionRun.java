@@ -15,6 +15,7 @@ import dev.ferry.gds.api.DevicePartitionFunction;
 import dev.ferry.gds.api.ExportedDeviceBatch;
 import dev.ferry.gds.device.ArrowDeviceArrayView;
 import dev.ferry.repartition.DeviceRepartition;
+import dev.ferry.repartition.RepartitionObserver;
 import dev.ferry.repartition.RepartitionedResult;
 import dev.ferry.shuffle.FerryShuffleManager;
 import org.apache.spark.SparkEnv;
@@ -47,12 +48,18 @@ final class DeviceRepartitionRun
     static final long ROWS = 24_000;
     private static final List<String> COLUMNS = List.of("id", "k", "s", "d");
 
-    /** Bytes per carrying route and, per decided route, the bytes that passed through host memory. */
-    record Routes(Map<String, Long> bytes, Map<String, Long> staged, String detail) {}
+    /** Bytes per carrying route and, per decided route, the bytes that passed through host memory; the results, in partition order. */
+    record Routes(Map<String, Long> bytes, Map<String, Long> staged, String detail, List<RepartitionedResult<ArrayList<String>>> results) {}
 
     private DeviceRepartitionRun() {}
 
     static Routes runAndCompare(SparkSession spark, Path directory)
+    {
+        return runAndCompare(spark, directory, new RepartitionObserver() {}, new RenderRows());
+    }
+
+    /** As {@link #runAndCompare(SparkSession, Path)}, telling {@code observer} the rounds, with {@code function} (rendering the rows as {@link RenderRows} does). */
+    static Routes runAndCompare(SparkSession spark, Path directory, RepartitionObserver observer, DevicePartitionFunction<ArrayList<String>> function)
     {
         String path = directory.resolve("events").toString();
         spark.range(0, ROWS, 1, 8)
@@ -63,9 +70,13 @@ final class DeviceRepartitionRun
                 .write().mode(SaveMode.Overwrite).parquet(path);
 
         DeviceBatches.DeviceScan scan = DeviceBatches.scan(spark, path, COLUMNS, Map.of("spark.ferry.gds.batchRows", "1000"));
-        List<RepartitionedResult<ArrayList<String>>> results = DeviceRepartition.of(scan, List.of("k", "s"), PARTITIONS).forEachPartition(new RenderRows());
+        List<RepartitionedResult<ArrayList<String>>> results = DeviceRepartition.of(scan, List.of("k", "s"), PARTITIONS).observedBy(observer)
+                .forEachPartition(function);
 
         assertEquals(PARTITIONS, results.size());
+        for (int partition = 0; partition < PARTITIONS; partition++) {
+            assertEquals(partition, results.get(partition).partition(), "results in partition order");
+        }
         // Before Spark's own repartition below leaves map outputs of its own in the stores.
         assertStoresEmpty(spark);
         Map<Integer, List<String>> expected = sparkPartitions(spark, path);
@@ -84,7 +95,7 @@ final class DeviceRepartitionRun
         assertEquals(ROWS, rows);
         String detail = "bytes by route " + bytes + ", host-staged by decided route " + staged + "; " + results.stream().map(DeviceRepartitionRun::describe).toList();
         System.out.println("Device repartition of " + rows + " rows into " + PARTITIONS + " partitions: " + detail);
-        return new Routes(bytes, staged, detail);
+        return new Routes(bytes, staged, detail, results);
     }
 
     /** The repartition removed its blocks from every executor's device store when it ended (the executors that answer a small probe job). */
@@ -127,14 +138,14 @@ final class DeviceRepartitionRun
         }
     }
 
-    private static String describe(RepartitionedResult<?> result)
+    static String describe(RepartitionedResult<?> result)
     {
-        return "partition " + result.partition() + " on executor " + result.executorId() + " GPU " + result.device() + ": " + result.batches() + " batches, "
+        return "partition " + result.partition() + " (round " + result.round() + ") on executor " + result.executorId() + " GPU " + result.device() + ": " + result.batches() + " batches, "
                 + result.rows() + " rows, " + result.bytesByRoute() + ", staged " + result.hostStagedByDecidedRoute() + ", peers " + result.peerRoutes();
     }
 
     /** Renders every row of the partition's device batches through the exported Arrow C Device arrays. */
-    private static final class RenderRows
+    static final class RenderRows
             implements DevicePartitionFunction<ArrayList<String>>
     {
         private static final long serialVersionUID = 1L;

@@ -5,13 +5,9 @@ import dev.ferry.gds.api.DevicePartitionFunction;
 import dev.ferry.gds.spark.GdsReaderFactory;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.api.java.JavaSparkContext;
-import org.apache.spark.sql.connector.read.InputPartition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.io.Serializable;
 import java.util.List;
-import java.util.stream.IntStream;
 
 import static java.util.Objects.requireNonNull;
 
@@ -20,26 +16,42 @@ import static java.util.Objects.requireNonNull;
  * as two Spark jobs: the map job (one task per scan partition) leaves each task's output
  * partitions as packed blocks in its executor's device store under a fresh shuffle id; the reduce
  * job (one task per output partition) fetches, unpacks and hands them to the function. The blocks
- * are removed from every executor's store when the reduce job ends, failed or not (Spark's
+ * are removed from every executor's store when the run ends, failed or not (Spark's
  * {@code RemoveShuffle}, which Ferry's shuffle manager answers by releasing the shuffle's outputs).
  *
- * <p>Not yet resilient to a lost executor between the two jobs: its blocks are gone and the
- * reduce job fails naming the peer (no map task is rerun, as Spark's scheduler would for a
- * shuffle it tracks).
+ * <p>Resilient to a lost executor, as Spark is for its own shuffles, in rounds
+ * ({@link RepartitionRounds}): Spark does not track these blocks, so the driver does. Before the
+ * reduce job it checks that every executor holding map outputs is still registered with the
+ * driver's block manager master; and a reduce task that cannot fetch from a map's executor because
+ * that executor is gone (the driver no longer has it registered, or its block server refuses
+ * connections: {@link ExecutorGone}) does not run the function but reports the lost maps. The
+ * driver then reruns every map of the lost executors (same shuffle id and map indexes; new map ids,
+ * the rerun attempts' task ids) and the reduce tasks of only the partitions that reported, so the
+ * function runs once per partition that succeeded ({@link RepartitionedResult#round()} says which
+ * round's did). At most {@code spark.task.maxFailures} rounds; the losses of the last fail the run
+ * naming the executors. Each loss is logged with the executor, why it counts as gone, the maps
+ * rerun and the round, and told to the {@link RepartitionObserver} if one is given. Any other
+ * fetch failure (a corrupt or cut-short block, a timeout, a live executor without the block) fails
+ * the reduce task as before.
  */
 public final class DeviceRepartitioned
 {
-    private static final Logger LOG = LoggerFactory.getLogger(DeviceRepartitioned.class);
-
     private final DeviceBatches.DeviceScan scan;
     private final int[] keyColumns;
     private final int partitions;
+    private final RepartitionObserver observer;
 
     DeviceRepartitioned(DeviceBatches.DeviceScan scan, int[] keyColumns, int partitions)
+    {
+        this(scan, keyColumns, partitions, new RepartitionObserver() {});
+    }
+
+    private DeviceRepartitioned(DeviceBatches.DeviceScan scan, int[] keyColumns, int partitions, RepartitionObserver observer)
     {
         this.scan = requireNonNull(scan, "scan is null");
         this.keyColumns = keyColumns.clone();
         this.partitions = partitions;
+        this.observer = requireNonNull(observer, "observer is null");
     }
 
     public int partitions()
@@ -47,25 +59,24 @@ public final class DeviceRepartitioned
         return partitions;
     }
 
-    /** Runs {@code function} on every output partition's device batches, one task per partition; the results in partition order. */
+    /** This repartition, telling {@code observer} on the driver about its rounds (map jobs ended, executors lost). */
+    public DeviceRepartitioned observedBy(RepartitionObserver observer)
+    {
+        return new DeviceRepartitioned(scan, keyColumns, partitions, observer);
+    }
+
+    /** Runs {@code function} on every output partition's device batches, one successful task per partition; the results in partition order. */
     public <R extends Serializable> List<RepartitionedResult<R>> forEachPartition(DevicePartitionFunction<R> function)
     {
         requireNonNull(function, "function is null");
         GdsReaderFactory factory = scan.readerFactory();
-        List<InputPartition> inputs = scan.partitions();
         JavaSparkContext context = JavaSparkContext.fromSparkContext(scan.spark().sparkContext());
         int shuffleId = scan.spark().sparkContext().newShuffleId();
         try {
-            List<MapPieces> maps = inputs.isEmpty() ? List.of() : context.parallelize(inputs, inputs.size())
-                    .mapPartitionsWithIndex(new RepartitionMapTask(factory, shuffleId, keyColumns, partitions), false)
-                    .collect();
-            LOG.info("Device repartition {}: {} map tasks left {} rows in their executors' device stores for {} partitions", shuffleId, maps.size(),
-                    maps.stream().mapToLong(MapPieces::rows).sum(), partitions);
-            return context.parallelize(IntStream.range(0, partitions).boxed().toList(), partitions)
-                    .mapPartitionsWithIndex(new RepartitionReduceTask<>(factory.readSchema(), shuffleId, maps, function), false)
-                    .collect();
+            return new RepartitionRounds<>(context, factory, scan.partitions(), shuffleId, keyColumns, partitions, observer, function).run();
         }
         finally {
+            // Every round's blocks, on every executor still alive.
             SparkEnv.get().blockManager().master().removeShuffle(shuffleId, true);
         }
     }

@@ -54,14 +54,23 @@ final class PieceFetcher
     /** One map's block of this partition, in this executor's GPU, with its layout and the route that carried it. */
     record Piece(MapPieces map, PieceLayout layout, DeviceBuffer block, Route carried) {}
 
+    /** Either every piece of the partition (and nothing lost), or no piece and the map outputs of the executors found gone. */
+    record Fetched(List<Piece> pieces, List<LostMapOutputs> lost) {}
+
     PieceFetcher(FerryShuffleRuntime shuffle, DeviceReads reads)
     {
         this.shuffle = requireNonNull(shuffle, "shuffle is null");
         this.reads = requireNonNull(reads, "reads is null");
     }
 
-    /** Partition {@code partition}'s blocks of {@code maps} (maps without rows for it are skipped), in map order; the caller owns them. */
-    List<Piece> fetch(int shuffleId, int partition, List<MapPieces> maps)
+    /**
+     * Partition {@code partition}'s blocks of {@code maps} (maps without rows for it are skipped), in
+     * map order; the caller owns them. If an executor turns out to be gone ({@link ExecutorGone}), no
+     * block is returned (those fetched are freed) and the result names every map executor found gone:
+     * the one whose fetch failed, and of the rest those the driver no longer has registered (asked, not
+     * fetched from, once one loss means the partition runs again anyway).
+     */
+    Fetched fetch(int shuffleId, int partition, List<MapPieces> maps)
             throws IOException
     {
         Map<String, List<MapPieces>> byExecutor = new LinkedHashMap<>();
@@ -71,31 +80,64 @@ final class PieceFetcher
             }
         }
         List<Piece> pieces = new ArrayList<>();
+        List<LostMapOutputs> lost = new ArrayList<>();
         boolean success = false;
         try {
             for (List<MapPieces> group : byExecutor.values()) {
-                PieceRoutes.Choice choice = PieceRoutes.choose(reads, shuffle.executorId(), group.get(0));
-                peerRoutes.put(group.get(0).executorId(), choice.route() + ": " + choice.reason());
-                if (LOGGED.add(group.get(0).executorId() + "/" + choice.route())) {
-                    LOG.info("Device repartition on executor {}: pieces of executor {} over {} ({})", shuffle.executorId(), group.get(0).executorId(), choice.route(),
-                            choice.reason());
+                String executorId = group.get(0).executorId();
+                List<Integer> mapIndexes = group.stream().map(MapPieces::mapIndex).toList();
+                if (!lost.isEmpty()) {
+                    if (!executorId.equals(shuffle.executorId()) && !ExecutorGone.registered(executorId)) {
+                        lost.add(new LostMapOutputs(executorId, mapIndexes, "the driver no longer has it registered"));
+                    }
+                    continue;
                 }
-                List<ShuffleBlockRef> refs = group.stream().map(map -> new ShuffleBlockRef(shuffleId, map.mapId(), partition)).toList();
-                List<Landed> landed = landOrStage(choice, group.get(0).peer(), refs);
-                for (int i = 0; i < group.size(); i++) {
-                    Landed one = landed.get(i);
-                    pieces.add(new Piece(group.get(i), group.get(i).layout(partition).orElseThrow(), one.buffer(), one.carried()));
-                    bytesByRoute.merge(one.carried().name(), one.buffer().length(), Long::sum);
-                    hostStagedByDecidedRoute.merge(choice.route().name(), passedHost(one.carried()) ? one.buffer().length() : 0L, Long::sum);
+                try {
+                    fetchGroup(shuffleId, partition, group, pieces);
+                }
+                catch (IOException e) {
+                    if (executorId.equals(shuffle.executorId())) {
+                        throw e;
+                    }
+                    Optional<String> gone = ExecutorGone.after(executorId, e);
+                    if (gone.isEmpty()) {
+                        throw e;
+                    }
+                    LOG.warn("Device repartition {} on executor {}: executor {} is gone ({}): partition {} reports its maps {} lost instead of running the function",
+                            shuffleId, shuffle.executorId(), executorId, gone.get(), partition, mapIndexes);
+                    lost.add(new LostMapOutputs(executorId, mapIndexes, gone.get()));
                 }
             }
-            success = true;
-            return pieces;
+            success = lost.isEmpty();
+            if (!success) {
+                return new Fetched(List.of(), lost);
+            }
+            return new Fetched(pieces, List.of());
         }
         finally {
             if (!success) {
                 pieces.forEach(piece -> piece.block().close());
             }
+        }
+    }
+
+    /** The pieces of one executor's maps, appended to {@code pieces} in map order. */
+    private void fetchGroup(int shuffleId, int partition, List<MapPieces> group, List<Piece> pieces)
+            throws IOException
+    {
+        PieceRoutes.Choice choice = PieceRoutes.choose(reads, shuffle.executorId(), group.get(0));
+        peerRoutes.put(group.get(0).executorId(), choice.route() + ": " + choice.reason());
+        if (LOGGED.add(group.get(0).executorId() + "/" + choice.route())) {
+            LOG.info("Device repartition on executor {}: pieces of executor {} over {} ({})", shuffle.executorId(), group.get(0).executorId(), choice.route(),
+                    choice.reason());
+        }
+        List<ShuffleBlockRef> refs = group.stream().map(map -> new ShuffleBlockRef(shuffleId, map.mapId(), partition)).toList();
+        List<Landed> landed = landOrStage(choice, group.get(0).peer(), refs);
+        for (int i = 0; i < group.size(); i++) {
+            Landed one = landed.get(i);
+            pieces.add(new Piece(group.get(i), group.get(i).layout(partition).orElseThrow(), one.buffer(), one.carried()));
+            bytesByRoute.merge(one.carried().name(), one.buffer().length(), Long::sum);
+            hostStagedByDecidedRoute.merge(choice.route().name(), passedHost(one.carried()) ? one.buffer().length() : 0L, Long::sum);
         }
     }
 

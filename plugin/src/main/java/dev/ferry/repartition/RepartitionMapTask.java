@@ -31,6 +31,10 @@ import static java.util.Objects.requireNonNull;
  * ({@link DeviceBatchRepartitioner}: Spark's Murmur3 seed 42, pmod n, input order kept), packs each
  * output partition's pieces into one block of the device store's pool and commits them to the
  * store as this task's map output, under the repartition's shuffle id. No row byte leaves the GPU.
+ * Task {@code i} computes map {@code mapIndexes[i]}: all maps in the first round, those of lost
+ * executors in a rerun. The map id is the task attempt's id, so a rerun's blocks never collide
+ * with an earlier attempt's (on the same executor the store lets the later attempt of a map index
+ * supersede the earlier).
  */
 final class RepartitionMapTask
         implements Function2<Integer, Iterator<InputPartition>, Iterator<MapPieces>>
@@ -39,21 +43,24 @@ final class RepartitionMapTask
 
     private final GdsReaderFactory factory;
     private final int shuffleId;
+    private final int[] mapIndexes;
     private final int[] keyColumns;
     private final int partitions;
 
-    RepartitionMapTask(GdsReaderFactory factory, int shuffleId, int[] keyColumns, int partitions)
+    RepartitionMapTask(GdsReaderFactory factory, int shuffleId, int[] mapIndexes, int[] keyColumns, int partitions)
     {
         this.factory = requireNonNull(factory, "factory is null");
         this.shuffleId = shuffleId;
+        this.mapIndexes = mapIndexes.clone();
         this.keyColumns = keyColumns.clone();
         this.partitions = partitions;
     }
 
     @Override
-    public Iterator<MapPieces> call(Integer mapIndex, Iterator<InputPartition> input)
+    public Iterator<MapPieces> call(Integer taskIndex, Iterator<InputPartition> input)
             throws Exception
     {
+        int mapIndex = mapIndexes[taskIndex];
         TaskContext task = TaskContext.get();
         FerryShuffleRuntime shuffle = ExecutorDeviceReads.runtime();
         DeviceReads reads = ExecutorDeviceReads.deviceReads(shuffle);

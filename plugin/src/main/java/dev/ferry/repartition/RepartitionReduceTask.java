@@ -24,34 +24,47 @@ import static java.util.Objects.requireNonNull;
  * The reduce side of a device repartition, one task per output partition: fetches the
  * partition's block from every map into this executor's GPU ({@link PieceFetcher}), unpacks them
  * into device batches (slices of the blocks, no copy) and runs the user's function on them as a
- * {@link DevicePartition}, maps in order and each map's batches in input order.
+ * {@link DevicePartition}, maps in order and each map's batches in input order. If a map's
+ * executor is gone ({@link ExecutorGone}) the function does not run: the task succeeds with the
+ * lost map outputs ({@link ReduceOutcome.MapsLost}), so the driver reruns those maps and this
+ * partition, rather than failing a task whose retries could only fail the same way.
  */
 final class RepartitionReduceTask<R extends Serializable>
-        implements Function2<Integer, Iterator<Integer>, Iterator<RepartitionedResult<R>>>
+        implements Function2<Integer, Iterator<Integer>, Iterator<ReduceOutcome<R>>>
 {
     private static final long serialVersionUID = 1L;
 
     private final StructType schema;
     private final int shuffleId;
+    private final int round;
+    private final ArrayList<Integer> partitions;
     private final ArrayList<MapPieces> maps;
     private final DevicePartitionFunction<R> function;
 
-    RepartitionReduceTask(StructType schema, int shuffleId, List<MapPieces> maps, DevicePartitionFunction<R> function)
+    /** Task {@code i} reduces output partition {@code partitions.get(i)} of {@code round}. */
+    RepartitionReduceTask(StructType schema, int shuffleId, int round, List<Integer> partitions, List<MapPieces> maps, DevicePartitionFunction<R> function)
     {
         this.schema = requireNonNull(schema, "schema is null");
         this.shuffleId = shuffleId;
+        this.round = round;
+        this.partitions = new ArrayList<>(partitions);
         this.maps = new ArrayList<>(maps);
         this.function = requireNonNull(function, "function is null");
     }
 
     @Override
-    public Iterator<RepartitionedResult<R>> call(Integer partition, Iterator<Integer> ignored)
+    public Iterator<ReduceOutcome<R>> call(Integer task, Iterator<Integer> ignored)
             throws Exception
     {
+        int partition = partitions.get(task);
         FerryShuffleRuntime shuffle = ExecutorDeviceReads.runtime();
         DeviceReads reads = ExecutorDeviceReads.deviceReads(shuffle);
         PieceFetcher fetcher = new PieceFetcher(shuffle, reads);
-        List<PieceFetcher.Piece> pieces = fetcher.fetch(shuffleId, partition, maps);
+        PieceFetcher.Fetched fetched = fetcher.fetch(shuffleId, partition, maps);
+        if (!fetched.lost().isEmpty()) {
+            return List.<ReduceOutcome<R>>of(new ReduceOutcome.MapsLost<>(partition, shuffle.executorId(), fetched.lost())).iterator();
+        }
+        List<PieceFetcher.Piece> pieces = fetched.pieces();
         Deque<DeviceBatch> batches = new ArrayDeque<>();
         long deviceBytes = 0;
         boolean unpacked = false;
@@ -80,8 +93,8 @@ final class RepartitionReduceTask<R extends Serializable>
             device.close();
             source.closeRest();
         }
-        return List.of(new RepartitionedResult<>(partition, value, shuffle.executorId(), reads.landing().device(), source.handedOut(), source.rows(), deviceBytes,
-                fetcher.bytesByRoute(), fetcher.hostStagedByDecidedRoute(), fetcher.peerRoutes(), device.exportedAs(), device.exportHostCopyBytes())).iterator();
+        return List.<ReduceOutcome<R>>of(new ReduceOutcome.Done<>(new RepartitionedResult<>(partition, round, value, shuffle.executorId(), reads.landing().device(), source.handedOut(), source.rows(), deviceBytes,
+                fetcher.bytesByRoute(), fetcher.hostStagedByDecidedRoute(), fetcher.peerRoutes(), device.exportedAs(), device.exportHostCopyBytes()))).iterator();
     }
 
     /** The fetched batches, handed out one at a time; those the function did not take are freed by {@link #closeRest}. */

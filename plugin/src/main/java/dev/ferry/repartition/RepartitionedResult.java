@@ -10,6 +10,8 @@ import java.util.TreeMap;
  * function's value and how its device batches got to its GPU.
  *
  * @param partition the output partition's id (as Spark's {@code spark_partition_id()} after {@code repartition(n, keys)})
+ * @param round the round whose reduce job ran the function: 1, or more where an executor holding some of the partition's blocks
+ *        was lost and those maps ran again ({@link DeviceRepartitioned})
  * @param value what the function returned
  * @param executorId the executor the partition's task ran on
  * @param device the GPU ordinal the batches were in
@@ -25,7 +27,7 @@ import java.util.TreeMap;
  * @param exportedAs how the last batch was handed over ({@code ARROW_DEVICE_CUDA}, {@code ARROW_DEVICE_CPU})
  * @param exportHostCopyBytes bytes the export copied back to host memory for the consumer because the backend lends no device address (0 on cuda)
  */
-public record RepartitionedResult<R extends Serializable>(int partition, R value, String executorId, int device, long batches, long rows, long deviceBytes,
+public record RepartitionedResult<R extends Serializable>(int partition, int round, R value, String executorId, int device, long batches, long rows, long deviceBytes,
         Map<String, Long> bytesByRoute, Map<String, Long> hostStagedByDecidedRoute, Map<String, String> peerRoutes, String exportedAs, long exportHostCopyBytes)
         implements Serializable
 {
