@@ -11,6 +11,7 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Decides whether a map's executor is gone, so its blocks are lost for good and its map tasks must
@@ -46,6 +47,13 @@ final class ExecutorGone
     static Optional<String> after(String executorId, Throwable failure)
             throws InterruptedIOException
     {
+        return after(executorId, failure, ExecutorGone::registered, DEREGISTER_WAIT);
+    }
+
+    /** {@link #after(String, Throwable)} with {@code registered} standing for the driver and waiting at most {@code wait}. */
+    static Optional<String> after(String executorId, Throwable failure, Predicate<String> registered, Duration wait)
+            throws InterruptedIOException
+    {
         boolean mayBeLeaving = true;
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof ConnectException) {
@@ -56,14 +64,14 @@ final class ExecutorGone
                 mayBeLeaving = false;
             }
         }
-        if (!registered(executorId)) {
+        if (!registered.test(executorId)) {
             return Optional.of("the driver no longer has it registered; the fetch failed with: " + failure.getMessage());
         }
         if (!mayBeLeaving) {
             return Optional.empty();
         }
         long start = System.nanoTime();
-        while (System.nanoTime() - start < DEREGISTER_WAIT.toNanos()) {
+        while (System.nanoTime() - start < wait.toNanos()) {
             try {
                 Thread.sleep(100);
             }
@@ -71,7 +79,7 @@ final class ExecutorGone
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("Interrupted while asking the driver whether executor " + executorId + " is gone");
             }
-            if (!registered(executorId)) {
+            if (!registered.test(executorId)) {
                 return Optional.of("the driver removed it " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms after the fetch failed with: "
                         + failure.getMessage());
             }
