@@ -99,7 +99,7 @@ final class DeviceRepartitionRun
     }
 
     /** The repartition removed its blocks from every executor's device store when it ended (the executors that answer a small probe job). */
-    private static void assertStoresEmpty(SparkSession spark)
+    static void assertStoresEmpty(SparkSession spark)
     {
         List<String> stores = JavaSparkContext.fromSparkContext(spark.sparkContext()).parallelize(IntStream.range(0, 32).boxed().toList(), 32)
                 .map(ignored -> {

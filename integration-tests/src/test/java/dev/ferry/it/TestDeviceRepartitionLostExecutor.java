@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import dev.ferry.common.FerryException;
 import dev.ferry.repartition.RepartitionObserver;
 import dev.ferry.repartition.RepartitionedResult;
 import org.apache.spark.sql.SparkSession;
@@ -21,13 +22,13 @@ import org.apache.spark.Success$;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -47,11 +48,12 @@ class TestDeviceRepartitionLostExecutor
     private SparkSession spark;
     private final FailedTasks failedTasks = new FailedTasks();
 
-    @BeforeEach
-    void start()
+    private void start(Map<String, String> extra)
             throws InterruptedException
     {
-        spark = TopologyClusters.start(TopologyClusters.exampleTopology("dgx-h100-ib-2node"), "device", Map.of("spark.ferry.device", "simulated"));
+        Map<String, String> settings = new TreeMap<>(extra);
+        settings.put("spark.ferry.device", "simulated");
+        spark = TopologyClusters.start(TopologyClusters.exampleTopology("dgx-h100-ib-2node"), "device", settings);
         spark.sparkContext().addSparkListener(failedTasks);
     }
 
@@ -65,26 +67,11 @@ class TestDeviceRepartitionLostExecutor
 
     @Test
     void executorLostBetweenTheJobsHasItsMapsRerunBeforeTheReduceJob(@TempDir Path directory)
-            throws IOException
+            throws IOException, InterruptedException
     {
+        start(Map.of());
         Path calls = Files.createDirectory(directory.resolve("calls"));
-        Losses losses = new Losses() {
-            @Override
-            public void mapJobEnded(int round, Set<String> executors)
-            {
-                super.mapJobEnded(round, executors);
-                if (round == 1) {
-                    victim = executors.iterator().next();
-                    try {
-                        ExecutorKills.killAndWait(spark, victim);
-                    }
-                    catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new IllegalStateException("Interrupted while killing executor " + victim, e);
-                    }
-                }
-            }
-        };
+        Losses losses = killingAfterFirstMapJob();
         DeviceRepartitionRun.Routes routes = DeviceRepartitionRun.runAndCompare(spark, directory.resolve("data"), losses, new CountedRenderRows(calls, false));
 
         assertEquals(List.of(1), List.copyOf(losses.lostByRound.keySet()), "one round lost an executor: " + losses);
@@ -106,6 +93,7 @@ class TestDeviceRepartitionLostExecutor
     void executorLostDuringTheReduceJobHasItsMapsAndOnlyTheUnfinishedPartitionsRerun(@TempDir Path directory)
             throws Exception
     {
+        start(Map.of());
         Path calls = Files.createDirectory(directory.resolve("calls"));
         Losses losses = new Losses() {
             @Override
@@ -151,6 +139,44 @@ class TestDeviceRepartitionLostExecutor
         List<String> failed = failedTasks.collected(spark);
         assertEquals(1, failed.size(), "only the stalled task failed: " + failed);
         assertTrue(failed.get(0).contains("ExecutorLostFailure") && failed.get(0).contains("executor " + victim), failed.toString());
+    }
+
+    @Test
+    void runFailsNamingTheLostExecutorWhenItsRoundsRunOut(@TempDir Path directory)
+            throws IOException, InterruptedException
+    {
+        // One round only: the loss found before the first reduce job is the last round's.
+        start(Map.of("spark.task.maxFailures", "1"));
+        Path calls = Files.createDirectory(directory.resolve("calls"));
+        Losses losses = killingAfterFirstMapJob();
+        FerryException failure = assertThrows(FerryException.class,
+                () -> DeviceRepartitionRun.runAndCompare(spark, directory.resolve("data"), losses, new CountedRenderRows(calls, false)));
+        assertTrue(failure.getMessage().contains("{" + losses.victim + "=") && failure.getMessage().contains("the last of 1 (spark.task.maxFailures)"),
+                failure.getMessage());
+        assertEquals(Map.of(), CountedRenderRows.calls(calls, "started"), "the function never ran");
+        DeviceRepartitionRun.assertStoresEmpty(spark);
+    }
+
+    /** An observer that kills an executor holding map outputs when the first map job ends, and waits until it is gone. */
+    private Losses killingAfterFirstMapJob()
+    {
+        return new Losses() {
+            @Override
+            public void mapJobEnded(int round, Set<String> executors)
+            {
+                super.mapJobEnded(round, executors);
+                if (round == 1) {
+                    victim = executors.iterator().next();
+                    try {
+                        ExecutorKills.killAndWait(spark, victim);
+                    }
+                    catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("Interrupted while killing executor " + victim, e);
+                    }
+                }
+            }
+        };
     }
 
     private static List<Integer> allPartitions()
