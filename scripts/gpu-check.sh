@@ -133,7 +133,7 @@ stage() {
         echo '```'
     } >> "$REPORT"
 }
-TAIL_PATTERN='^\||PASS|FAIL|unavailable|kernel check|tests (successful|failed|skipped|found)|Assumption failed|FAILED|MISMATCH|disagree|agreed|verdict|GB/s|Exception|Error|route|q[0-9]|total|ratio|consumer|checksum|match|device'
+TAIL_PATTERN='^\||The check|verification|PASS|FAIL|unavailable|kernel check|tests (successful|failed|skipped|found)|Assumption failed|FAILED|MISMATCH|disagree|agreed|verdict|GB/s|Exception|Error|route|q[0-9]|total|ratio|consumer|checksum|match|device'
 
 # The GPUs CUDA will show this process: CUDA_VISIBLE_DEVICES's entries where it is set, else nvidia-smi's list (0 without it).
 visible_gpu_count() {
