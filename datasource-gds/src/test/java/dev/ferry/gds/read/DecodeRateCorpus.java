@@ -1,5 +1,7 @@
 package dev.ferry.gds.read;
 
+import org.apache.spark.sql.DataFrameWriter;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 
@@ -45,7 +47,7 @@ final class DecodeRateCorpus
             throws IOException
     {
         Path output = directory.resolve(codec);
-        org.apache.spark.sql.DataFrameWriter<org.apache.spark.sql.Row> writer = spark.range(0, rows, 1, files).selectExpr(COLUMNS).write()
+        DataFrameWriter<Row> writer = spark.range(0, rows, 1, files).selectExpr(COLUMNS).write()
                 .mode(SaveMode.Overwrite)
                 .option("compression", codec)
                 .option("parquet.enable.dictionary", "true");
