@@ -17,6 +17,7 @@
 # run); --only 'stage stage...' runs only those stages (a rerun). Without --runtime, the JDK on PATH and the build tree are used
 # (device stages only need 'mvn -o -Pgpu-check -pl device -am package -DskipTests').
 # Environment: FERRY_BENCH_SIZE (copy size, default 256m), FERRY_BENCH_DIR (where file reads go, default OUT),
+# FERRY_DECODE_RATE_ROWS (rows per codec of the decode-rates corpus; default 2,000,000 on cuda, 200,000 simulated),
 # FERRY_CORPUS_DIR (a pyarrow corpus to use instead of generating one: the dry run on a machine without pyarrow).
 set -uo pipefail
 
@@ -34,7 +35,7 @@ while [ $# -gt 0 ]; do
         --deadline) DEADLINE=$2; shift 2 ;;
         --scale) SCALE=$2; shift 2 ;;
         --only) ONLY=" $2 "; shift 2 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) OUT=$1; shift ;;
     esac
 done
@@ -132,7 +133,7 @@ stage() {
         echo '```'
     } >> "$REPORT"
 }
-TAIL_PATTERN='PASS|FAIL|unavailable|kernel check|tests (successful|failed|skipped|found)|Assumption failed|FAILED|MISMATCH|disagree|agreed|verdict|GB/s|Exception|Error|route|q[0-9]|total|ratio|consumer|checksum|match|device'
+TAIL_PATTERN='^\||The check|verification|PASS|FAIL|unavailable|kernel check|tests (successful|failed|skipped|found)|Assumption failed|FAILED|MISMATCH|disagree|agreed|verdict|GB/s|Exception|Error|route|q[0-9]|total|ratio|consumer|checksum|match|device'
 
 # The GPUs CUDA will show this process: CUDA_VISIBLE_DEVICES's entries where it is set, else nvidia-smi's list (0 without it).
 visible_gpu_count() {
@@ -195,6 +196,18 @@ if [ "$FULL" = 1 ]; then
     #     kernels cannot run (the simulated dry run).
     stage device-decode 150 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CORPUS_ROOT:$CP" "${JUNIT[@]}" \
         --select-class dev.ferry.gds.read.DeviceDecodeGpuCheck --reports-dir "$OUT/junit-device-decode"
+
+    # 4b'. Decode rates (issue 18's targets): DecodeRateGpuCheck generates a lineitem-like table here (longs, ints, INT64
+    #     decimals, doubles, dates, strings, nulls; FERRY_DECODE_RATE_ROWS rows, default 2,000,000, about 270 MB decoded)
+    #     written uncompressed, snappy and zstd, loads the files into host memory, and per codec times the device path
+    #     (pages in host memory -> Arrow buffers in device memory, one stream per thread) and the CPU decoder (one thread
+    #     per core), beside the pinned H2D rate measured in the same run (CopyBenchmark's); prints the table and the verdict:
+    #     device GB/s >= pinned H2D and >= 10x the CPU decoder, a miss fails the stage on cuda. Each pass takes no new file
+    #     after its budget (5 s), so a slow path cannot overrun the cap. --device simulated: the same code as a dry run
+    #     (200,000 rows; the figures are meaningless and it says so). The repartition rate against D2D is the partition stage's.
+    DECODE_RATE_ROWS=${FERRY_DECODE_RATE_ROWS:-$([ "$DEVICE" = cuda ] && echo 2000000 || echo 200000)}
+    stage decode-rates 150 "$JAVA" "${JAVA_OPTS[@]}" -Dferry.decode.rates.rows="$DECODE_RATE_ROWS" -cp "$CP" "${JUNIT[@]}" \
+        --select-class dev.ferry.gds.read.DecodeRateGpuCheck --reports-dir "$OUT/junit-decode-rates"
 
     # 4c. The partition kernels (issue 18 item 5): spark_partition.cu compiled by NVRTC and launched through the driver
     #     API by DeviceBatchRepartitioner on device batches: every key kind and a two-key case against the Java

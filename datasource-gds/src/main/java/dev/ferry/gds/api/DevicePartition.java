@@ -81,7 +81,7 @@ public final class DevicePartition
             batch.close();
             throw e;
         }
-        current = new ExportedDeviceBatch(batch, export);
+        current = new ExportedDeviceBatch(reader.runtime(), batch, export);
         deviceBytes += batch.bytes();
         if (export.deviceType() != ArrowDeviceArrayLayout.ARROW_DEVICE_CUDA) {
             exportHostCopyBytes += batch.bytes();

@@ -1,5 +1,6 @@
 package dev.ferry.gds.api;
 
+import dev.ferry.device.DeviceRuntime;
 import dev.ferry.gds.device.ArrowDeviceArrayLayout;
 import dev.ferry.gds.device.DeviceBatch;
 import dev.ferry.gds.device.DeviceBatchExport;
@@ -20,12 +21,14 @@ import static java.util.Objects.requireNonNull;
 public final class ExportedDeviceBatch
         implements AutoCloseable
 {
+    private final DeviceRuntime runtime;
     private final DeviceBatch batch;
     private final DeviceBatchExport export;
     private boolean closed;
 
-    ExportedDeviceBatch(DeviceBatch batch, DeviceBatchExport export)
+    ExportedDeviceBatch(DeviceRuntime runtime, DeviceBatch batch, DeviceBatchExport export)
     {
+        this.runtime = requireNonNull(runtime, "runtime is null");
         this.batch = requireNonNull(batch, "batch is null");
         this.export = requireNonNull(export, "export is null");
     }
@@ -75,6 +78,19 @@ public final class ExportedDeviceBatch
     public boolean released()
     {
         return export.released();
+    }
+
+    /**
+     * For a check, not for the consumer's path: copies the batch's columns back from device memory to host
+     * memory (one D->H per buffer through the device runtime, on every backend, whatever the consumer was
+     * handed) and returns them as an {@code ARROW_DEVICE_CPU} array in the same layout, so a checker reads
+     * batches whose own array holds device pointers. The copy is the caller's to close; its bytes are
+     * {@link #deviceBytes()}, to be counted as verification bytes apart from the consumer's.
+     */
+    public HostVerificationCopy copyToHostForVerification()
+    {
+        checkOpen();
+        return new HostVerificationCopy(DeviceBatchExport.verificationCopy(runtime, batch), batch.bytes());
     }
 
     private void checkOpen()

@@ -64,10 +64,12 @@ public final class DeviceBatchExport
     private final String reason;
     private boolean closed;
 
-    private DeviceBatchExport(DeviceRuntime runtime, DeviceBatch batch)
+    private DeviceBatchExport(DeviceRuntime runtime, DeviceBatch batch, boolean verificationCopy)
     {
-        boolean cuda = "cuda".equals(runtime.backendName());
-        String why = cuda ? "cuda backend: columns stay in GPU memory, buffer pointers are device addresses"
+        boolean cuda = !verificationCopy && "cuda".equals(runtime.backendName());
+        String why = verificationCopy ? "verification copy: the columns copied back from '" + runtime.backendName() + "' device memory to host memory"
+                + " through the device runtime (D->H), for a check; not the consumer's path"
+                : cuda ? "cuda backend: columns stay in GPU memory, buffer pointers are device addresses"
                 : "backend '" + runtime.backendName() + "' lends no device address for its memory (only cuda device memory has one), so the columns were copied"
                         + " back to host memory and handed over as ARROW_DEVICE_CPU";
         boolean success = false;
@@ -90,7 +92,10 @@ public final class DeviceBatchExport
                     why = "cuda backend refused a device address (" + e.getMessage() + "), so the columns were copied back to host memory";
                 }
             }
-            if (!cuda) {
+            if (verificationCopy) {
+                pointers.addAll(hostCopies(runtime, batch));
+            }
+            else if (!cuda) {
                 pointers.addAll(hostCopies(runtime, batch));
                 HOST_FALLBACKS.incrementAndGet();
                 if (FALLBACK_LOGGED.compareAndSet(false, true)) {
@@ -119,7 +124,24 @@ public final class DeviceBatchExport
         if (unavailable != null) {
             throw new UnsupportedOperationException("Cannot hand the gds batch over as an ArrowDeviceArray: " + unavailable);
         }
-        return new DeviceBatchExport(runtime, batch);
+        return new DeviceBatchExport(runtime, batch, false);
+    }
+
+    /**
+     * The batch's columns copied back to host memory (one D->H per buffer through {@code runtime}'s stream,
+     * on every backend) and described as an {@code ARROW_DEVICE_CPU} array in the same layout as
+     * {@link #export}'s: for a check that reads every value of batches a consumer took as device pointers.
+     * Not counted in {@link #hostFallbacks()}: it is not a consumer's path.
+     */
+    public static DeviceBatchExport verificationCopy(DeviceRuntime runtime, DeviceBatch batch)
+    {
+        requireNonNull(runtime, "runtime is null");
+        requireNonNull(batch, "batch is null");
+        String unavailable = ReleaseCallbacks.unavailableReason();
+        if (unavailable != null) {
+            throw new UnsupportedOperationException("Cannot describe the verification copy as an ArrowDeviceArray: " + unavailable);
+        }
+        return new DeviceBatchExport(runtime, batch, true);
     }
 
     /** Whether the struct's release callback has run (a consumer released it, or {@link #close()} did). */

@@ -206,8 +206,8 @@ public final class DeviceDecodeComparison
         return built[0];
     }
 
-    /** A file's bytes, its footer, its flat columns and a slice of all its row groups: what every comparison opens a file with. */
-    private record OpenedFile(byte[] bytes, SourceFile source, ParquetMetadata footer, StructType schema, FileSlice slice)
+    /** A file's bytes, its footer, its flat columns and a slice of all its row groups: what every comparison (and DecodeRateGpuCheck) opens a file with. */
+    record OpenedFile(byte[] bytes, SourceFile source, ParquetMetadata footer, StructType schema, FileSlice slice)
     {
         static OpenedFile of(Path path, GdsReadSettings settings, ParquetReadOptions options)
                 throws IOException
@@ -399,7 +399,7 @@ public final class DeviceDecodeComparison
         return Path.of(DeviceDecodeComparison.class.getResource("/corpus/pyarrow").toURI());
     }
 
-    private static GdsReadSettings settings()
+    static GdsReadSettings settings()
     {
         return new GdsReadSettings(GdsRouteSetting.HOST, FileConsumer.CPU, BATCH_ROWS, 1, 1 << 20, 64 << 20, 64 << 20, 64 * 1024, 512 << 20, 1L << 30, false, true, 1,
                 false, false, false, "UTC", "CORRECTED", "CORRECTED", false, 0, true, true, true);

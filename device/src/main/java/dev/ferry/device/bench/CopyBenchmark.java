@@ -99,10 +99,7 @@ public final class CopyBenchmark
                 DeviceBuffer pinned = runtime.pinnedAllocator().allocate(size)) {
             add(results, name, "H2D (Java buffer)", memcpy, measure(iterations, size, () -> stream.copyFromHost(host.clear(), device, 0)));
             add(results, name, "D2H (Java buffer)", memcpy, measure(iterations, size, () -> stream.copyToHost(device, 0, host.clear())));
-            add(results, name, "H2D (pinned)", memcpy, measure(iterations, size, () -> {
-                stream.copy(pinned, 0, device, 0, size);
-                stream.synchronize();
-            }));
+            add(results, name, "H2D (pinned)", memcpy, pinnedHostToDevice(stream, pinned, device, size, iterations));
             add(results, name, "D2H (pinned)", memcpy, measure(iterations, size, () -> {
                 stream.copy(device, 0, pinned, 0, size);
                 stream.synchronize();
@@ -127,6 +124,28 @@ public final class CopyBenchmark
                 fileReadBandwidth(runtime, device, iterations, memcpy, results);
             }
         }
+    }
+
+    /**
+     * The pinned H2D rate of {@code runtime}'s device 0 with buffers of {@code size} bytes (median GB/s of
+     * {@code iterations}), as the table's "H2D (pinned)" row measures it: for a check that sets another
+     * rate beside it in the same run (gpu-check's decode-rates).
+     */
+    public static double pinnedHostToDevice(DeviceRuntime runtime, long size, int iterations)
+    {
+        try (DeviceStream stream = runtime.newStream(0);
+                DeviceBuffer device = runtime.deviceAllocator(0).allocate(size);
+                DeviceBuffer pinned = runtime.pinnedAllocator().allocate(size)) {
+            return pinnedHostToDevice(stream, pinned, device, size, iterations);
+        }
+    }
+
+    private static double pinnedHostToDevice(DeviceStream stream, DeviceBuffer pinned, DeviceBuffer device, long size, int iterations)
+    {
+        return measure(iterations, size, () -> {
+            stream.copy(pinned, 0, device, 0, size);
+            stream.synchronize();
+        });
     }
 
     private static double ipcBandwidth(DeviceRuntime runtime, DeviceBuffer device, int iterations)

@@ -4,6 +4,8 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.ferry.gds.api.ExportedDeviceBatch;
+import dev.ferry.gds.api.HostVerificationCopy;
 import dev.ferry.gds.device.ArrowDeviceArrayLayout;
 import dev.ferry.gds.device.ArrowDeviceArrayView;
 import org.apache.spark.sql.types.DataType;
@@ -15,7 +17,10 @@ import org.apache.spark.sql.types.StructType;
  * schema, walks the struct by the specification's offsets, and sums each column (integers exactly,
  * doubles as doubles, strings by UTF-8 byte length) and counts its valid values. A stand-in for a
  * GPU library that takes Arrow device arrays; here the sums let the caller check every value arrived.
- * Batches whose buffers are CUDA memory cannot be read from Java; they are counted, not summed.
+ * Batches whose buffers are CUDA memory cannot be read from Java: the consumer counts them and reads
+ * nothing. The check covers every batch all the same: {@link #verify} sums a verification copy of the
+ * batch (copied back from device memory through the device runtime, on every backend) the same way,
+ * and counts its bytes apart from the consumer's.
  */
 final class ColumnChecksums
         implements Serializable
@@ -32,47 +37,80 @@ final class ColumnChecksums
         }
     }
 
+    /** What the consumer itself read: the batches handed over in host memory. */
     private final List<Column> columns = new ArrayList<>();
+    /** What the verification copies of every batch hold. */
+    private final List<Column> verifiedColumns = new ArrayList<>();
     private long rows;
     private long batches;
     private long deviceResidentBatches;
     private long hostBatches;
+    private long verifiedRows;
+    private long verifiedBatches;
+    private long verificationBytes;
 
     ColumnChecksums(StructType schema)
     {
         for (String name : schema.fieldNames()) {
             columns.add(new Column(name, 0, 0, 0, 0));
+            verifiedColumns.add(new Column(name, 0, 0, 0, 0));
         }
     }
 
     /** Consumes the array: reads it, then releases it through its own release callback, as a C consumer would. */
     void accept(long deviceArrayAddress, StructType schema)
     {
-        ArrowDeviceArrayView view = new ArrowDeviceArrayView(deviceArrayAddress);
-        if (view.released()) {
-            throw new IllegalArgumentException("The ArrowDeviceArray at 0x" + Long.toHexString(deviceArrayAddress) + " is already released (its release callback is NULL)");
-        }
+        ArrowDeviceArrayView view = open(deviceArrayAddress);
         try {
-            sum(view, schema);
+            batches++;
+            rows += view.array().length();
+            if (view.deviceType() == ArrowDeviceArrayLayout.ARROW_DEVICE_CUDA) {
+                // A CUDA consumer (cuDF, a kernel of yours) would take it from here; Java cannot dereference device pointers.
+                deviceResidentBatches++;
+                return;
+            }
+            hostBatches++;
+            sum(view, schema, columns);
         }
         finally {
             view.release();
         }
     }
 
-    private void sum(ArrowDeviceArrayView view, StructType schema)
+    /**
+     * The check's side, after {@link #accept}: sums the batch's verification copy (host memory, whatever the
+     * consumer was handed) into the verified totals and counts its bytes as verification bytes.
+     */
+    void verify(ExportedDeviceBatch batch, StructType schema)
     {
-        batches++;
-        if (view.deviceType() == ArrowDeviceArrayLayout.ARROW_DEVICE_CUDA) {
-            // A CUDA consumer (cuDF, a kernel of yours) would take it from here; Java cannot dereference device pointers.
-            deviceResidentBatches++;
-            rows += view.array().length();
-            return;
+        try (HostVerificationCopy copy = batch.copyToHostForVerification()) {
+            ArrowDeviceArrayView view = open(copy.address());
+            if (view.deviceType() != ArrowDeviceArrayLayout.ARROW_DEVICE_CPU) {
+                throw new IllegalStateException("The verification copy of a batch is not in host memory: device type " + view.deviceType());
+            }
+            verifiedBatches++;
+            verifiedRows += view.array().length();
+            verificationBytes += copy.bytes();
+            sum(view, schema, verifiedColumns);
         }
-        hostBatches++;
+    }
+
+    private static ArrowDeviceArrayView open(long deviceArrayAddress)
+    {
+        ArrowDeviceArrayView view = new ArrowDeviceArrayView(deviceArrayAddress);
+        if (view.released()) {
+            throw new IllegalArgumentException("The ArrowDeviceArray at 0x" + Long.toHexString(deviceArrayAddress) + " is already released (its release callback is NULL)");
+        }
+        return view;
+    }
+
+    private static void sum(ArrowDeviceArrayView view, StructType schema, List<Column> into)
+    {
         ArrowDeviceArrayView.Array parent = view.array();
         long length = parent.length();
-        rows += length;
+        if (parent.childCount() != schema.fields().length) {
+            throw new IllegalArgumentException("The batch has " + parent.childCount() + " columns, the schema " + schema.fields().length);
+        }
         for (int c = 0; c < parent.childCount(); c++) {
             ArrowDeviceArrayView.Array child = parent.child(c);
             DataType type = schema.fields()[c].dataType();
@@ -98,7 +136,7 @@ final class ColumnChecksums
                     integers += child.int32(1, row);
                 }
             }
-            columns.set(c, columns.get(c).plus(new Column(columns.get(c).name(), valid, integers, doubles, bytes)));
+            into.set(c, into.get(c).plus(new Column(into.get(c).name(), valid, integers, doubles, bytes)));
         }
     }
 
@@ -106,17 +144,28 @@ final class ColumnChecksums
     {
         for (int c = 0; c < columns.size(); c++) {
             columns.set(c, columns.get(c).plus(other.columns.get(c)));
+            verifiedColumns.set(c, verifiedColumns.get(c).plus(other.verifiedColumns.get(c)));
         }
         rows += other.rows;
         batches += other.batches;
         deviceResidentBatches += other.deviceResidentBatches;
         hostBatches += other.hostBatches;
+        verifiedRows += other.verifiedRows;
+        verifiedBatches += other.verifiedBatches;
+        verificationBytes += other.verificationBytes;
         return this;
     }
 
+    /** The consumer's own totals, over the batches it could read ({@link #hostBatches()}). */
     List<Column> columns()
     {
         return List.copyOf(columns);
+    }
+
+    /** The totals of the verification copies, over every batch verified. */
+    List<Column> verifiedColumns()
+    {
+        return List.copyOf(verifiedColumns);
     }
 
     long rows()
@@ -137,5 +186,21 @@ final class ColumnChecksums
     long hostBatches()
     {
         return hostBatches;
+    }
+
+    long verifiedRows()
+    {
+        return verifiedRows;
+    }
+
+    long verifiedBatches()
+    {
+        return verifiedBatches;
+    }
+
+    /** Bytes copied from device to host memory for the check (never the consumer's). */
+    long verificationBytes()
+    {
+        return verificationBytes;
     }
 }

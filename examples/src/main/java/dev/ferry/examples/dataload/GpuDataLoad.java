@@ -26,7 +26,10 @@ import org.apache.spark.sql.types.StructType;
  * batch to a consumer as an Arrow C Device Data Interface {@code ArrowDeviceArray}
  * ({@code ARROW_DEVICE_CUDA} with device pointers on cuda; on backends that lend no device address,
  * a host copy as {@code ARROW_DEVICE_CPU}, with the reason logged and counted). The consumer here
- * sums every column through that layout, and the sums are checked against Spark's own reader.
+ * sums every column through that layout. The check against Spark's own reader covers every batch:
+ * each is also copied back from device memory (D->H through the device runtime, on every backend; the
+ * consumer's own path stays copy-free) and summed the same way, and those bytes are printed as
+ * verification bytes, apart from the consumer's.
  * <pre>
  * java -cp examples/target/classes:$(cat target/ferry-classpath.txt) dev.ferry.examples.dataload.GpuDataLoad \
  *     [--device auto|simulated|cuda|host] [--master local[2]] [--rows N | --input PARQUET_DIR] [--dir DIR]
@@ -126,15 +129,24 @@ public final class GpuDataLoad
      */
     static Outcome run(SparkSession spark, Path input)
     {
+        return run(spark, input, new SumColumns());
+    }
+
+    /** {@link #run(SparkSession, Path)} with another consumer function (each batch accepted, then verified, into its checksums). */
+    static Outcome run(SparkSession spark, Path input, DevicePartitionFunction<ColumnChecksums> consumer)
+    {
         DeviceBatches.DeviceScan scan = DeviceBatches.scan(spark, input.toString(), List.of(), Map.of());
-        List<PartitionResult<ColumnChecksums>> tasks = scan.forEachPartition(new SumColumns());
+        List<PartitionResult<ColumnChecksums>> tasks = scan.forEachPartition(consumer);
         StructType schema = spark.read().parquet(input.toString()).schema();
         ColumnChecksums total = new ColumnChecksums(schema);
         tasks.forEach(task -> total.merge(task.value()));
         return new Outcome(scan.description(), tasks, total, SparkReference.compare(spark, input, schema, total));
     }
 
-    /** The consumer of one partition: sums every batch through the ArrowDeviceArray layout, then releases it. */
+    /**
+     * The consumer of one partition: sums every batch through the ArrowDeviceArray layout, then releases it;
+     * then, for the check only, sums the batch's verification copy.
+     */
     private static final class SumColumns
             implements DevicePartitionFunction<ColumnChecksums>
     {
@@ -148,6 +160,7 @@ public final class GpuDataLoad
             Optional<ExportedDeviceBatch> batch;
             while ((batch = partition.nextBatch()).isPresent()) {
                 checksums.accept(batch.get().address(), partition.schema());
+                checksums.verify(batch.get(), partition.schema());
             }
             return checksums;
         }
@@ -165,15 +178,30 @@ public final class GpuDataLoad
         outcome.tasks().forEach(task -> task.deviceFallbacks().forEach((reason, chunks) -> fallbacks.merge(reason, chunks, Long::sum)));
         Map<String, Long> routes = new TreeMap<>();
         outcome.tasks().forEach(task -> task.bytesByRoute().forEach((route, bytes) -> routes.merge(route, bytes, Long::sum)));
+        long consumerHostCopies = outcome.tasks().stream().mapToLong(PartitionResult::exportHostCopyBytes).sum();
         System.out.println("scan: " + outcome.scan());
         System.out.printf(Locale.ROOT, "%d rows in %d batches, %,d bytes kept in device memory (%,d decoded into device memory, %,d decoded on the host and uploaded);"
                 + " file bytes by route %s; device fallbacks %s; %d batches readable by the host consumer, %d device-resident%n",
                 sums.rows(), sums.batches(), deviceBytes, decodedOnDevice, decodedOnHost, routes, fallbacks, sums.hostBatches(), sums.deviceResidentBatches());
-        for (ColumnChecksums.Column column : sums.columns()) {
+        System.out.printf(Locale.ROOT, "consumer: %,d bytes of row data in host memory (the export's host copies; 0 where the batches were handed over as device pointers)%n",
+                consumerHostCopies);
+        System.out.printf(Locale.ROOT, "check: %,d verification bytes copied back from device memory (D->H through the device runtime, for the check only) in %d of %d"
+                + " batches, %d rows%n", sums.verificationBytes(), sums.verifiedBatches(), sums.batches(), sums.verifiedRows());
+        System.out.println("sums of the verification copies (every batch):");
+        printColumns(sums.verifiedColumns());
+        if (sums.hostBatches() > 0) {
+            System.out.println("sums the consumer read itself (" + sums.hostBatches() + " batches in host memory):");
+            printColumns(sums.columns());
+        }
+        System.out.println(outcome.mismatches().isEmpty() ? "The check saw the same values as Spark's Parquet reader in every batch."
+                : "MISMATCH with Spark's Parquet reader: " + String.join("; ", outcome.mismatches()));
+    }
+
+    private static void printColumns(List<ColumnChecksums.Column> columns)
+    {
+        for (ColumnChecksums.Column column : columns) {
             System.out.printf(Locale.ROOT, "  %-10s valid=%d intSum=%d doubleSum=%.3f utf8Bytes=%d%n", column.name(), column.valid(), column.integerSum(),
                     column.doubleSum(), column.utf8Bytes());
         }
-        System.out.println(outcome.mismatches().isEmpty() ? "The consumer saw the same values as Spark's Parquet reader."
-                : "MISMATCH with Spark's Parquet reader: " + String.join("; ", outcome.mismatches()));
     }
 }

@@ -11,7 +11,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
-/** The same sums computed by Spark's own Parquet reader, and where the consumer's differ. */
+/** The same sums computed by Spark's own Parquet reader, and where the verification copies' (and the consumer's, where it read every batch) differ. */
 final class SparkReference
 {
     private static final double RELATIVE_TOLERANCE = 1e-9;
@@ -32,33 +32,43 @@ final class SparkReference
         if (row.getLong(0) != seen.rows()) {
             mismatches.add("rows: Spark " + row.getLong(0) + ", consumer " + seen.rows());
         }
-        if (seen.deviceResidentBatches() > 0) {
-            mismatches.add(seen.deviceResidentBatches() + " batches stayed in CUDA memory, which this Java consumer cannot read; only rows are compared for them");
-            return mismatches;
+        // The check covers every batch through its verification copy, device-resident ones included.
+        if (seen.verifiedBatches() != seen.batches() || seen.verifiedRows() != seen.rows()) {
+            mismatches.add("verification copies cover " + seen.verifiedBatches() + " of " + seen.batches() + " batches (" + seen.verifiedRows() + " of "
+                    + seen.rows() + " rows)");
         }
+        compareColumns(schema, row, "verification copies", seen.verifiedColumns(), mismatches);
+        // Where the consumer could read every batch itself (host memory), its own sums must agree too.
+        if (seen.hostBatches() == seen.batches()) {
+            compareColumns(schema, row, "consumer", seen.columns(), mismatches);
+        }
+        return mismatches;
+    }
+
+    private static void compareColumns(StructType schema, Row row, String who, List<ColumnChecksums.Column> columns, List<String> mismatches)
+    {
         for (int c = 0; c < schema.fields().length; c++) {
             StructField field = schema.fields()[c];
-            ColumnChecksums.Column column = seen.columns().get(c);
+            ColumnChecksums.Column column = columns.get(c);
             long valid = row.getLong(1 + 2 * c);
             if (valid != column.valid()) {
-                mismatches.add(field.name() + " valid values: Spark " + valid + ", consumer " + column.valid());
+                mismatches.add(field.name() + " valid values: Spark " + valid + ", " + who + " " + column.valid());
             }
             Object expected = row.get(2 + 2 * c);
             if (field.dataType().equals(DataTypes.DoubleType)) {
                 double want = expected == null ? 0 : ((Number) expected).doubleValue();
                 if (Math.abs(want - column.doubleSum()) > RELATIVE_TOLERANCE * Math.max(1, Math.abs(want))) {
-                    mismatches.add(field.name() + " sum: Spark " + want + ", consumer " + column.doubleSum());
+                    mismatches.add(field.name() + " sum: Spark " + want + ", " + who + " " + column.doubleSum());
                 }
             }
             else {
                 long want = expected == null ? 0 : ((Number) expected).longValue();
                 long got = field.dataType().equals(DataTypes.StringType) ? column.utf8Bytes() : column.integerSum();
                 if (want != got) {
-                    mismatches.add(field.name() + " sum: Spark " + want + ", consumer " + got);
+                    mismatches.add(field.name() + " sum: Spark " + want + ", " + who + " " + got);
                 }
             }
         }
-        return mismatches;
     }
 
     private static String sum(String column, DataType type)

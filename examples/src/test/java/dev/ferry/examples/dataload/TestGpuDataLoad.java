@@ -1,8 +1,14 @@
 package dev.ferry.examples.dataload;
 
 import java.nio.file.Path;
+import java.util.Optional;
 
+import dev.ferry.gds.api.DevicePartition;
+import dev.ferry.gds.api.DevicePartitionFunction;
+import dev.ferry.gds.api.ExportedDeviceBatch;
 import dev.ferry.gds.api.PartitionResult;
+import dev.ferry.gds.device.ArrowDeviceArrayLayout;
+import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +45,9 @@ class TestGpuDataLoad
             assertTrue(outcome.scan().contains("deviceFallbacks=0/"), outcome.scan());
             assertTrue(outcome.checksums().batches() >= 20, "batches: " + outcome.checksums().batches());
             assertEquals(outcome.checksums().batches(), outcome.checksums().hostBatches());
+            // The check read every batch's verification copy too, and counted those bytes apart from the consumer's.
+            assertEquals(outcome.checksums().batches(), outcome.checksums().verifiedBatches());
+            assertEquals(outcome.tasks().stream().mapToLong(PartitionResult::deviceBytes).sum(), outcome.checksums().verificationBytes());
             for (PartitionResult<ColumnChecksums> task : outcome.tasks()) {
                 assertEquals("simulated", task.backend());
                 assertEquals("ARROW_DEVICE_CPU", task.exportedAs());
@@ -54,6 +63,61 @@ class TestGpuDataLoad
         }
         finally {
             spark.stop();
+        }
+    }
+
+    /**
+     * As on cuda: every batch reaches the consumer as an ARROW_DEVICE_CUDA array, which it cannot read, so the
+     * comparison with Spark rests on the verification copies alone. Fails if the check skips device-resident batches.
+     */
+    @Test
+    void deviceResidentBatchesAreCheckedThroughTheirVerificationCopies(@TempDir Path directory)
+    {
+        SparkSession spark = SparkSession.builder().master("local[2]").appName("test-gpu-data-load-device-resident")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.warehouse.dir", directory.resolve("warehouse").toString())
+                .config("spark.ferry.device", "simulated")
+                .config("spark.ferry.gds.batchRows", "1000")
+                .getOrCreate();
+        try {
+            Path input = directory.resolve("sample");
+            GpuDataLoad.writeSample(spark, input, 20_000);
+            GpuDataLoad.Outcome outcome = GpuDataLoad.run(spark, input, new ConsumerHandedDevicePointers());
+            ColumnChecksums sums = outcome.checksums();
+            assertTrue(sums.batches() >= 20, "batches: " + sums.batches());
+            assertEquals(sums.batches(), sums.deviceResidentBatches());
+            assertEquals(0, sums.hostBatches());
+            assertEquals(sums.batches(), sums.verifiedBatches());
+            assertEquals(20_000, sums.verifiedRows());
+            assertEquals(outcome.tasks().stream().mapToLong(PartitionResult::deviceBytes).sum(), sums.verificationBytes());
+            assertTrue(outcome.mismatches().isEmpty(), String.join("\n", outcome.mismatches()));
+            // The consumer read nothing itself; the sums that matched Spark's are the verification copies'.
+            sums.columns().forEach(column -> assertEquals(0, column.valid(), column.toString()));
+            sums.verifiedColumns().stream().skip(1).forEach(column -> assertTrue(column.valid() > 0 && column.valid() < 20_000, column.toString()));
+        }
+        finally {
+            spark.stop();
+        }
+    }
+
+    /** Marks each exported array as CUDA memory before the consumer sees it, as the cuda backend hands it over. */
+    private static final class ConsumerHandedDevicePointers
+            implements DevicePartitionFunction<ColumnChecksums>
+    {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public ColumnChecksums call(DevicePartition partition)
+                throws Exception
+        {
+            ColumnChecksums checksums = new ColumnChecksums(partition.schema());
+            Optional<ExportedDeviceBatch> batch;
+            while ((batch = partition.nextBatch()).isPresent()) {
+                MemoryUtil.putInt(batch.get().address() + ArrowDeviceArrayLayout.DEVICE_TYPE, ArrowDeviceArrayLayout.ARROW_DEVICE_CUDA);
+                checksums.accept(batch.get().address(), partition.schema());
+                checksums.verify(batch.get(), partition.schema());
+            }
+            return checksums;
         }
     }
 }
