@@ -8,6 +8,7 @@ import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.gds.TestingFiles;
 import dev.ferry.gds.TestingSpark;
+import dev.ferry.gds.decode.DevicePageCounts;
 import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
 import dev.ferry.gds.decode.cuda.HostCompiledKernels;
 import dev.ferry.gds.decode.cuda.KernelEmulation;
@@ -16,6 +17,7 @@ import dev.ferry.gds.device.DeviceBatch;
 import dev.ferry.gds.device.DeviceColumn;
 import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.footer.FooterReader;
+import dev.ferry.gds.io.BoundedCodecFactory;
 import dev.ferry.gds.io.PrefetchedRanges;
 import dev.ferry.gds.io.ReadPlanning;
 import dev.ferry.gds.io.TestingParquetDataSource;
@@ -83,7 +85,11 @@ public final class DeviceDecodeComparison
         }
     }
 
+    /** One file compared: column chunks the device decoder took, fallbacks by reason, and what its chunks uploaded. */
+    public record FileResult(long deviceChunks, Map<String, Long> fallbacks, DevicePageCounts counts) {}
+
     private static final int BATCH_ROWS = 1000;
+    private static DevicePageCounts lastCounts;
 
     private static DeviceRuntime runtime;
     private static Optional<Function<DeviceTarget, DeviceBufferKernels>> kernelFactory;
@@ -187,7 +193,7 @@ public final class DeviceDecodeComparison
     public static DeviceBufferKernels firstDeviceBatchThenClose(DeviceRuntime deviceRuntime, Path path, Function<DeviceTarget, DeviceBufferKernels> kernels)
             throws IOException
     {
-        ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
+        ParquetReadOptions options = readOptions();
         GdsReadSettings settings = settings();
         OpenedFile opened = OpenedFile.of(path, settings, options);
         assertTrue(opened.footer().getBlocks().get(0).getRowCount() > BATCH_ROWS, path + ": one batch must not cover the first row group");
@@ -204,6 +210,13 @@ public final class DeviceDecodeComparison
             }
         }
         return built[0];
+    }
+
+    /** The reader's options as the data source builds them: its codec seam lets the device decoder take pages compressed. */
+    static ParquetReadOptions readOptions()
+    {
+        ParquetReadOptions defaults = HadoopReadOptions.builder(new Configuration()).build();
+        return HadoopReadOptions.builder(new Configuration()).withCodecFactory(new BoundedCodecFactory(defaults.getCodecFactory(), settings().maxPageBytes())).build();
     }
 
     /** A file's bytes, its footer, its flat columns and a slice of all its row groups: what every comparison opens a file with. */
@@ -234,11 +247,44 @@ public final class DeviceDecodeComparison
         }
     }
 
+    /**
+     * Compares one file host against device on {@code deviceRuntime} with {@code kernels}, byte for
+     * byte as {@link #run} does; fails when the host path refuses the file.
+     */
+    public static FileResult compareFile(DeviceRuntime deviceRuntime, Function<DeviceTarget, DeviceBufferKernels> kernels, Path path)
+            throws IOException
+    {
+        runtime = deviceRuntime;
+        kernelFactory = Optional.of(kernels);
+        lastCounts = null;
+        Map<String, Long> fallbacks = new TreeMap<>();
+        long chunks = compare(path, fallbacks).orElseThrow(() -> new AssertionError(path + ": the host path refuses the file"));
+        return new FileResult(chunks, fallbacks, lastCounts);
+    }
+
+    /** Reads every row of {@code path} as device batches only (no host side), closing each batch. */
+    public static void deviceOnly(DeviceRuntime deviceRuntime, Function<DeviceTarget, DeviceBufferKernels> kernels, Path path)
+            throws IOException
+    {
+        ParquetReadOptions options = readOptions();
+        GdsReadSettings settings = settings();
+        OpenedFile opened = OpenedFile.of(path, settings, options);
+        try (RootAllocator allocator = new RootAllocator();
+                DeviceStream stream = deviceRuntime.newStream(0);
+                ParquetSliceReader reader = opened.reader(settings, options, allocator)) {
+            reader.useDeviceKernels(kernels);
+            Optional<DeviceBatch> batch;
+            while ((batch = reader.nextOnDevice(BATCH_ROWS, new DeviceTarget(deviceRuntime, 0, stream))).isPresent()) {
+                batch.get().close();
+            }
+        }
+    }
+
     /** Compares one file's flat columns host against device; empty when the host path refuses the file (the corpus holds broken and unsupported files). */
     private static Optional<Long> compare(Path path, Map<String, Long> fallbacks)
             throws IOException
     {
-        ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
+        ParquetReadOptions options = readOptions();
         GdsReadSettings settings = settings();
         OpenedFile opened;
         try {
@@ -323,6 +369,7 @@ public final class DeviceDecodeComparison
                 fallbackChunks += entry.getValue();
             }
             deviceChunks = (long) reader.rowGroupsStarted() * schema.fields().length - fallbackChunks;
+            lastCounts = reader.devicePageCounts();
             hostDecoded = reader.decodedHostBytes();
             deviceDecoded = reader.decodedDeviceBytes();
             for (DeviceBufferKernels built : kernels) {

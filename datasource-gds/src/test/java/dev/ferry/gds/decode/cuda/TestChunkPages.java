@@ -31,9 +31,9 @@ class TestChunkPages
         assertTrue(pages.dictionaryEncoded());
         assertEquals(2, pages.dictionarySize());
         assertEquals(5, pages.rowCount());
-        assertEquals(new ChunkPages.DataPageLayout(0, 3, 12, 2, 14, 3), pages.pages().get(0));
-        assertEquals(new ChunkPages.DataPageLayout(1, 2, 17, 2, 19, 3), pages.pages().get(1));
-        assertArrayEquals(new byte[] {1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 9, 9, 1, 3, 0, 4, 1, 1, 4, 1}, pages.bytes());
+        assertEquals(new ChunkPages.DataPageLayout(0, 3, 12, 2, 14, 3, 1), pages.pages().get(0));
+        assertEquals(new ChunkPages.DataPageLayout(1, 2, 17, 2, 19, 3, 1), pages.pages().get(1));
+        assertArrayEquals(new byte[] {1, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 9, 9, 1, 3, 0, 4, 1, 1, 4, 1}, pages.upload());
     }
 
     @Test
