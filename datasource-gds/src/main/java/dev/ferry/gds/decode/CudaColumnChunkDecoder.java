@@ -40,10 +40,21 @@ import static java.util.Objects.requireNonNull;
  * chunk the shared rule ({@link DeviceDecodeSupport}) and the kernels take is uploaded once and
  * decoded by kernels into device Arrow buffers ({@link DeviceChunkDecode}); every other chunk goes
  * to the wrapped {@link CpuColumnChunkDecoder}, per chunk, with the reason {@link #deviceSupport}
- * gives (the caller counts it and decodes on the CPU and uploads). A chunk it read and then refused
- * (BIT_PACKED levels, PLAIN and dictionary pages mixed) is replayed to the CPU decoder from copies
- * ({@link ReplayedPages}). Pages arrive decompressed by parquet-mr's codecs on the CPU: nvCOMP
- * ({@code dev.ferry.device.nvcomp}) is not wired in front of this decoder yet. Never yet run on a GPU.
+ * gives (the caller counts it and decodes on the CPU and uploads).
+ *
+ * <p>Compressed pages stay compressed: with the reader's codec seam ({@link CompressedPageCapture},
+ * from {@code BoundedCodecFactory}) this decoder reads its chunk's pages with a capture window open,
+ * so parquet-mr's page reader hands it deferred bodies, and the upload carries each body as stored;
+ * one batched call (nvCOMP on a GPU) decompresses the chunk's bodies in device memory, and the page
+ * framing is read back from there. The host-side page checks ({@link CheckedPageReader}) would read,
+ * and so decompress, every body: on this path only value counts are checked on the host, the bytes by
+ * the kernels' error flags. A codec the device cannot decompress, a page it fails on and a chunk it
+ * refuses after reading it (BIT_PACKED levels, PLAIN and dictionary pages mixed) are replayed to the
+ * CPU decoder from copies ({@link ReplayedPages}), each deferred body decompressed once as it is
+ * copied; a body that does not decompress there either is a {@link CorruptParquetException} naming
+ * the file and column. What device-decoded chunks uploaded is tallied in {@link DevicePageCounts}.
+ * Never yet run on a GPU with nvCOMP in front (the kernels ran once on an H200 with pages
+ * decompressed on the CPU).
  */
 final class CudaColumnChunkDecoder
         implements ColumnChunkDecoder

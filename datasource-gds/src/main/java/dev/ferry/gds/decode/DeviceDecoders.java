@@ -63,7 +63,7 @@ public final class DeviceDecoders
         else if (SimulatedDeviceArrow.isSimulated(target.runtime())) {
             List<ColumnChunkDecoder> columns = new ArrayList<>();
             for (ColumnChunkDecoder column : shape.columns()) {
-                columns.add(column instanceof CpuColumnChunkDecoder cpu ? new SimulatedColumnChunkDecoder(cpu, target) : column);
+                columns.add(column instanceof CpuColumnChunkDecoder cpu ? new SimulatedColumnChunkDecoder(cpu, target, capture, file) : column);
             }
             return new FileShape(columns, shape.requestedSchema());
         }

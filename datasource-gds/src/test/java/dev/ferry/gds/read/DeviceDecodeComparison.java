@@ -85,11 +85,12 @@ public final class DeviceDecodeComparison
         }
     }
 
-    /** One file compared: column chunks the device decoder took, fallbacks by reason, and what its chunks uploaded. */
-    public record FileResult(long deviceChunks, Map<String, Long> fallbacks, DevicePageCounts counts) {}
+    /** One file compared: column chunks the device decoder took, fallbacks by reason, what its chunks uploaded, the runtime's host-to-device bytes. */
+    public record FileResult(long deviceChunks, Map<String, Long> fallbacks, DevicePageCounts counts, long hostToDeviceBytes) {}
 
     private static final int BATCH_ROWS = 1000;
     private static DevicePageCounts lastCounts;
+    private static long lastCopied;
 
     private static DeviceRuntime runtime;
     private static Optional<Function<DeviceTarget, DeviceBufferKernels>> kernelFactory;
@@ -248,22 +249,23 @@ public final class DeviceDecodeComparison
     }
 
     /**
-     * Compares one file host against device on {@code deviceRuntime} with {@code kernels}, byte for
-     * byte as {@link #run} does; fails when the host path refuses the file.
+     * Compares one file host against device on {@code deviceRuntime} with {@code kernels} (empty:
+     * the backend's own device decoder), byte for byte as {@link #run} does; fails when the host path
+     * refuses the file.
      */
-    public static FileResult compareFile(DeviceRuntime deviceRuntime, Function<DeviceTarget, DeviceBufferKernels> kernels, Path path)
+    public static FileResult compareFile(DeviceRuntime deviceRuntime, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, Path path)
             throws IOException
     {
         runtime = deviceRuntime;
-        kernelFactory = Optional.of(kernels);
+        kernelFactory = kernels;
         lastCounts = null;
         Map<String, Long> fallbacks = new TreeMap<>();
         long chunks = compare(path, fallbacks).orElseThrow(() -> new AssertionError(path + ": the host path refuses the file"));
-        return new FileResult(chunks, fallbacks, lastCounts);
+        return new FileResult(chunks, fallbacks, lastCounts, lastCopied);
     }
 
     /** Reads every row of {@code path} as device batches only (no host side), closing each batch. */
-    public static void deviceOnly(DeviceRuntime deviceRuntime, Function<DeviceTarget, DeviceBufferKernels> kernels, Path path)
+    public static void deviceOnly(DeviceRuntime deviceRuntime, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, Path path)
             throws IOException
     {
         ParquetReadOptions options = readOptions();
@@ -272,7 +274,7 @@ public final class DeviceDecodeComparison
         try (RootAllocator allocator = new RootAllocator();
                 DeviceStream stream = deviceRuntime.newStream(0);
                 ParquetSliceReader reader = opened.reader(settings, options, allocator)) {
-            reader.useDeviceKernels(kernels);
+            kernels.ifPresent(reader::useDeviceKernels);
             Optional<DeviceBatch> batch;
             while ((batch = reader.nextOnDevice(BATCH_ROWS, new DeviceTarget(deviceRuntime, 0, stream))).isPresent()) {
                 batch.get().close();
@@ -383,6 +385,7 @@ public final class DeviceDecodeComparison
             }
         }
         long copied = runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE) - copiedBefore;
+        lastCopied = copied;
         decodedBytes += uploaded;
         hostToDeviceBytes += copied;
         decodedHostBytes += hostDecoded;

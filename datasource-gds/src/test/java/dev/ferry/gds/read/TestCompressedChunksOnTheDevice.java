@@ -26,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -41,7 +42,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * required and optional columns. The upload is the compressed size: what it saves against the
  * decoded bytes is exactly what the footer says compression saved (total uncompressed size minus
  * total size, page headers being the same in both). A corrupt compressed page is an error naming
- * the file and the column, never wrong rows.
+ * the file and the column, never wrong rows. The simulated backend's own device decoder crosses
+ * the same bytes: its host-to-device counter is the emulated kernels' upload exactly.
  */
 class TestCompressedChunksOnTheDevice
 {
@@ -84,7 +86,9 @@ class TestCompressedChunksOnTheDevice
                 data.write().option("compression", codec).option("parquet.writer.version", version).option("parquet.page.size", "4096")
                         .option("parquet.dictionary.page.size", "4096").parquet(written.toString());
                 Path file = parquetFile(written);
-                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFile(runtime, EmulatedDeviceKernels::new, file);
+                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFile(runtime, Optional.of(EmulatedDeviceKernels::new), file);
+                // The simulated backend's own device decoder makes the same upload: its host-to-device bytes are the bodies as stored.
+                DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFile(runtime, Optional.empty(), file);
                 String label = version + " " + codec;
                 assertEquals(Map.of(), result.fallbacks(), label + ": every chunk is decoded on the device");
                 long chunks = 0;
@@ -96,6 +100,8 @@ class TestCompressedChunksOnTheDevice
                     }
                 }
                 assertEquals(chunks, result.deviceChunks(), label + ": chunks the device decoded");
+                assertEquals(Map.of(), simulated.fallbacks(), label + ": every chunk is decoded by the simulated device decoder");
+                assertEquals(result.counts().uploadedBytes(), simulated.hostToDeviceBytes(), label + ": the simulated backend uploads the bodies as stored");
                 var counts = result.counts();
                 assertEquals(savedByCompression, counts.decodedBytes() - counts.uploadedBytes(),
                         label + ": the upload carries the page bodies as stored (" + counts + ")");
@@ -133,10 +139,12 @@ class TestCompressedChunksOnTheDevice
         bytes[body] ^= 0x01;
         Path corrupt = directory.resolve("corrupt.parquet");
         Files.write(corrupt, bytes);
-        CorruptParquetException device = assertThrows(CorruptParquetException.class, () -> DeviceDecodeComparison.deviceOnly(runtime, EmulatedDeviceKernels::new, corrupt));
+        CorruptParquetException device = assertThrows(CorruptParquetException.class, () -> DeviceDecodeComparison.deviceOnly(runtime, Optional.of(EmulatedDeviceKernels::new), corrupt));
         // The comparison reads from memory under the source id memory:test; the reader names it.
         assertTrue(device.getMessage().startsWith("Malformed Parquet file memory:test: column p: data page 0"), device.getMessage());
         assertTrue(device.getMessage().contains("did not decompress on the device"), device.getMessage());
+        CorruptParquetException simulated = assertThrows(CorruptParquetException.class, () -> DeviceDecodeComparison.deviceOnly(runtime, Optional.empty(), corrupt));
+        assertTrue(simulated.getMessage().startsWith("Malformed Parquet file memory:test: column p: data page 0 does not decompress"), simulated.getMessage());
         assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 

@@ -28,22 +28,28 @@ public final class HostPageDecompression
         };
     }
 
+    /** One body decompressed on the CPU with parquet-mr's codecs; fails unless it comes out at {@code uncompressedSize} bytes. */
+    public static byte[] decompress(CompressionCodecFactory codecs, CompressionCodecName codec, byte[] compressed, int uncompressedSize)
+            throws IOException
+    {
+        byte[] decompressed = codecs.getDecompressor(codec).decompress(BytesInput.from(compressed), uncompressedSize).toByteArray();
+        if (decompressed.length != uncompressedSize) {
+            throw new IOException(codec + " gave " + decompressed.length + " bytes, the page header says " + uncompressedSize);
+        }
+        return decompressed;
+    }
+
     /** Page i from {@code in[i]} ({@code inBytes[i]}) into {@code out[i]} ({@code outBytes[i]} expected); null per page or its failure. */
     public static String[] decompress(DecodeKernels memory, CompressionCodecName codec, long[] in, long[] inBytes, long[] out, long[] outBytes)
     {
         String[] failures = new String[in.length];
         CompressionCodecFactory codecs = HadoopCodecs.newFactory(0);
         try {
-            CompressionCodecFactory.BytesInputDecompressor decompressor = codecs.getDecompressor(codec);
             for (int i = 0; i < in.length; i++) {
                 byte[] compressed = new byte[Math.toIntExact(inBytes[i])];
                 memory.download(in[i], compressed, 0, compressed.length);
                 try {
-                    byte[] decompressed = decompressor.decompress(BytesInput.from(compressed), Math.toIntExact(outBytes[i])).toByteArray();
-                    if (decompressed.length != outBytes[i]) {
-                        failures[i] = codec + " gave " + decompressed.length + " bytes, the page header says " + outBytes[i];
-                        continue;
-                    }
+                    byte[] decompressed = decompress(codecs, codec, compressed, Math.toIntExact(outBytes[i]));
                     memory.upload(decompressed, 0, decompressed.length, out[i]);
                 }
                 catch (IOException | RuntimeException e) {
