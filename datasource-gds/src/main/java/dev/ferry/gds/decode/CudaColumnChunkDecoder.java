@@ -178,7 +178,7 @@ final class CudaColumnChunkDecoder
         if (refusal.isEmpty()) {
             try {
                 chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getMaxDefinitionLevel(), layout);
-                counts.add(chunk.uploadedBytes(), layout.chunkLength(), chunk.framingBytes(), layout.codec().isPresent());
+                counts.add(layout.storedBodyBytes(), layout.decodedBodyBytes(), chunk.framingBytes(), layout.codec().isPresent());
                 return;
             }
             catch (DeviceChunkRefusedException e) {

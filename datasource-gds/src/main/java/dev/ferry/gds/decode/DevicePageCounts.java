@@ -6,7 +6,8 @@ package dev.ferry.gds.decode;
  * in device memory, bytes of page framing read back after decompression, and chunks whose bodies
  * were decompressed on the device. A compressed chunk's upload is its compressed size, and the
  * difference to the decoded size is what the CPU no longer decompresses and PCIe no longer carries.
- * One reader's thread updates it.
+ * Body bytes leave out the alignment padding before each compressed body (under 16 bytes each, for
+ * nvCOMP), which the cuda upload also carries. One reader's thread updates it.
  */
 public final class DevicePageCounts
 {

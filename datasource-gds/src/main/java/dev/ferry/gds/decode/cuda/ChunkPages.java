@@ -25,7 +25,8 @@ import static java.util.Objects.requireNonNull;
  * the chunk buffer the kernels read. A body the codec seam deferred ({@code CompressedPageCapture})
  * is uploaded compressed and decompressed on the device in one batch for the chunk; the others
  * (v2 levels, bodies of UNCOMPRESSED chunks, BROTLI's, decompressed on the CPU) are uploaded as they
- * are and copied into place on the device. Without compressed bodies the upload is the chunk.
+ * are and copied into place on the device. Without compressed bodies the upload is the chunk; with
+ * them, each compressed body and its output start 16-byte aligned, as nvCOMP requires.
  *
  * <p>Page framing, the v1 4-byte length before the definition levels and a dictionary-encoded
  * page's leading bit-width byte, sits in the decompressed bytes: {@link #frame} reads it through a
@@ -55,6 +56,9 @@ public final class ChunkPages
         int readByte(int chunkOffset);
     }
 
+    /** nvCOMP's batched decompressors need their input and output buffers aligned, to at most 16 bytes. */
+    static final int COMPRESSED_ALIGNMENT = 16;
+
     // One data page before its framing is read: a v1 body, or v2 levels and values.
     private record PagePlan(int index, int valueCount, boolean v1, int bodyOffset, int bodyLength, int levelsOffset, int levelsLength, boolean dictionary) {}
 
@@ -62,6 +66,8 @@ public final class ChunkPages
     private final List<Part> parts;
     private final Optional<CompressionCodecName> codec;
     private final long chunkLength;
+    private final long storedBodyBytes;
+    private final long decodedBodyBytes;
     private final int maxDefinition;
     private final int dictionaryOffset;
     private final int dictionaryLength;
@@ -78,6 +84,14 @@ public final class ChunkPages
         this.parts = List.copyOf(parts);
         this.codec = codec;
         this.chunkLength = chunkLength;
+        long stored = 0;
+        long decoded = 0;
+        for (Part part : this.parts) {
+            stored += part.uploadLength();
+            decoded += part.chunkLength();
+        }
+        this.storedBodyBytes = stored;
+        this.decodedBodyBytes = decoded;
         this.maxDefinition = maxDefinition;
         this.dictionaryOffset = dictionaryOffset;
         this.dictionaryLength = dictionaryLength;
@@ -211,11 +225,16 @@ public final class ChunkPages
                 stored = bytes(body);
                 decoded = stored.length;
             }
-            if ((long) upload.size() + stored.length > Integer.MAX_VALUE - 8 || chunkLength + decoded > Integer.MAX_VALUE - 8) {
+            if ((long) upload.size() + stored.length + COMPRESSED_ALIGNMENT > Integer.MAX_VALUE - 8 || chunkLength + decoded + COMPRESSED_ALIGNMENT > Integer.MAX_VALUE - 8) {
                 if (refusal == null) {
                     refusal = "column chunk over 2 GiB";
                 }
                 return new Part(page, 0, 0, 0, 0, false);
+            }
+            if (compressed.isPresent()) {
+                // A compressed body and its output start aligned for nvCOMP; the padding is never read.
+                upload.writeBytes(new byte[pad(upload.size())]);
+                chunkLength += pad(chunkLength);
             }
             Part part = new Part(page, upload.size(), stored.length, (int) chunkLength, (int) decoded, compressed.isPresent());
             upload.writeBytes(stored);
@@ -223,6 +242,11 @@ public final class ChunkPages
             parts.add(part);
             return part;
         }
+    }
+
+    private static int pad(long offset)
+    {
+        return (int) ((COMPRESSED_ALIGNMENT - offset % COMPRESSED_ALIGNMENT) % COMPRESSED_ALIGNMENT);
     }
 
     /** The data pages' layouts with their framing read through {@code framing}, or why the framing refuses the chunk. */
@@ -325,6 +349,18 @@ public final class ChunkPages
     public long chunkLength()
     {
         return chunkLength;
+    }
+
+    /** Bytes of the page bodies as stored (the upload without alignment padding). */
+    public long storedBodyBytes()
+    {
+        return storedBodyBytes;
+    }
+
+    /** Bytes of the page bodies decoded (the chunk without alignment padding). */
+    public long decodedBodyBytes()
+    {
+        return decodedBodyBytes;
     }
 
     /** The data pages' layouts when nothing is compressed (framing read on the host); else the device reads it after decompression ({@link #frame}). */

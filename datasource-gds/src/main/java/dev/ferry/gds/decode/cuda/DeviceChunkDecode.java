@@ -1,5 +1,6 @@
 package dev.ferry.gds.decode.cuda;
 
+import dev.ferry.common.FerryException;
 import dev.ferry.device.kernel.KernelErrorFlags;
 import dev.ferry.gds.parquet.CorruptParquetException;
 
@@ -252,7 +253,15 @@ public final class DeviceChunkDecode
                 out[i] = chunk + part.chunkOffset();
                 outBytes[i] = part.chunkLength();
             }
-            String[] failures = kernels.decompress(codec, in, inBytes, out, outBytes);
+            String[] failures;
+            try {
+                failures = kernels.decompress(codec, in, inBytes, out, outBytes);
+            }
+            catch (FerryException e) {
+                // The batch as a whole failed (nvCOMP's status, a CUDA error): the chunk goes to the CPU with the reason.
+                throw new DeviceChunkRefusedException(codec + " batched decompression of " + in.length + " page bodies failed on the device (" + kernels.describe()
+                        + "): " + e.getMessage());
+            }
             for (int i = 0; i < failures.length; i++) {
                 if (failures[i] != null) {
                     throw new DeviceChunkRefusedException(codec + " " + compressed.get(i).page() + " did not decompress on the device (" + kernels.describe()

@@ -105,10 +105,19 @@ public class KernelEmulation
         return HostPageDecompression.cannotDecompress(codec);
     }
 
-    /** nvCOMP's part, done by the CPU from emulated device memory into emulated device memory. */
+    /**
+     * nvCOMP's part, done by the CPU from emulated device memory into emulated device memory; a
+     * buffer off nvCOMP's 16-byte alignment fails as it would on the GPU.
+     */
     @Override
     public String[] decompress(CompressionCodecName codec, long[] in, long[] inBytes, long[] out, long[] outBytes)
     {
+        for (int i = 0; i < in.length; i++) {
+            if (in[i] % ChunkPages.COMPRESSED_ALIGNMENT != 0 || out[i] % ChunkPages.COMPRESSED_ALIGNMENT != 0) {
+                throw new IllegalArgumentException("page body " + i + " at 0x" + Long.toHexString(in[i]) + " -> 0x" + Long.toHexString(out[i])
+                        + " is not aligned to the " + ChunkPages.COMPRESSED_ALIGNMENT + " bytes nvCOMP requires");
+            }
+        }
         return HostPageDecompression.decompress(this, codec, in, inBytes, out, outBytes);
     }
 
