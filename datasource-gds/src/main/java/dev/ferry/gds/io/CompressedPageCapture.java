@@ -25,7 +25,8 @@ import static java.util.Objects.requireNonNull;
  * <p>Which bodies parquet-mr hands the codec: a v1 page's whole body (levels and values), a
  * dictionary page's body, and a v2 page's data section when its {@code is_compressed} flag is set
  * (its levels are never compressed and never reach the codec). UNCOMPRESSED chunks never open a
- * deferred body. One capture belongs to one reader (one task); it is not thread-safe.
+ * deferred body. One capture belongs to one reader (one task); a window defers only the pages
+ * decompressed on the thread that opened it, and is used by that thread alone.
  */
 public final class CompressedPageCapture
 {
@@ -39,7 +40,7 @@ public final class CompressedPageCapture
                 throws IOException;
     }
 
-    private Window open;
+    private volatile Window open;
     private long deferred;
     private long decompressedOnCpu;
 
@@ -49,13 +50,17 @@ public final class CompressedPageCapture
         if (open != null) {
             throw new IllegalStateException("a page capture window is already open");
         }
-        open = new Window();
-        return open;
+        Window window = new Window(Thread.currentThread());
+        open = window;
+        return window;
     }
 
+    // Only the thread that opened the window defers: pages another thread decompresses meanwhile (none in
+    // one task's reader today) are decompressed at once as always.
     boolean capturing()
     {
-        return open != null;
+        Window window = open;
+        return window != null && window.owner == Thread.currentThread();
     }
 
     /** Bodies deferred so far (the device decoder took them or someone read them on the CPU). */
@@ -73,13 +78,14 @@ public final class CompressedPageCapture
     BytesInput defer(CompressionCodecName codec, BytesInput compressed, int uncompressedSize, CpuDecompression cpu)
             throws IOException
     {
-        if (open == null) {
-            throw new IllegalStateException("no page capture window is open");
+        Window window = open;
+        if (window == null || window.owner != Thread.currentThread()) {
+            throw new IllegalStateException("no page capture window is open on this thread");
         }
         // A copy: the reader's fetched range is released with the row group, the deferred body may be read later.
         CompressedBody body = new CompressedBody(codec, compressed.toByteArray(), uncompressedSize);
         BytesInput deferredBody = BytesInput.from(new DeferredBody(body, cpu), uncompressedSize);
-        open.bodies.put(deferredBody, body);
+        window.bodies.put(deferredBody, body);
         deferred++;
         return deferredBody;
     }
@@ -89,9 +95,13 @@ public final class CompressedPageCapture
             implements AutoCloseable
     {
         private final Map<BytesInput, CompressedBody> bodies = new IdentityHashMap<>();
+        private final Thread owner;
         private boolean closed;
 
-        private Window() {}
+        private Window(Thread owner)
+        {
+            this.owner = owner;
+        }
 
         /** The compressed form of {@code body} if it is a deferred body of this window, else empty (it was not compressed). */
         public Optional<CompressedBody> compressed(BytesInput body)

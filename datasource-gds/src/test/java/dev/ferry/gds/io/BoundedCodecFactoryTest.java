@@ -50,6 +50,26 @@ class BoundedCodecFactoryTest
             assertTrue(window.compressed(plain).isEmpty());
             assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.SNAPPY).decompress(BytesInput.from(compressed), 2 << 20));
             assertThrows(IllegalStateException.class, capture::open, "one window at a time");
+            // Another thread's pages are not deferred by this thread's window.
+            BytesInput[] otherThread = new BytesInput[1];
+            Thread other = new Thread(() -> {
+                try {
+                    otherThread[0] = BytesInput.from(bounded.getDecompressor(CompressionCodecName.SNAPPY).decompress(BytesInput.from(compressed), page.length).toByteArray());
+                }
+                catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            other.start();
+            try {
+                other.join();
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            assertArrayEquals(page, otherThread[0].toByteArray());
+            assertEquals(0, capture.decompressedOnCpu(), "the other thread's page was decompressed at once, not deferred");
         }
         finally {
             window.close();

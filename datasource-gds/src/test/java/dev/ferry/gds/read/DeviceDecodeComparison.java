@@ -72,7 +72,8 @@ public final class DeviceDecodeComparison
 {
     /** What one comparison over the corpora found. */
     public record Summary(List<String> compared, List<String> skipped, long deviceChunks, Map<String, Long> fallbacks, long decodedBytes, long hostToDeviceBytes,
-            long decodedHostBytes, long decodedDeviceBytes, long hostNanos, long deviceNanos)
+            long decodedHostBytes, long decodedDeviceBytes, long hostNanos, long deviceNanos, long pageBytesUploaded, long pageBytesDecoded,
+            long chunksDecompressedOnDevice)
     {
         public double hostGigabytesPerSecond()
         {
@@ -91,6 +92,9 @@ public final class DeviceDecodeComparison
     private static final int BATCH_ROWS = 1000;
     private static DevicePageCounts lastCounts;
     private static long lastCopied;
+    private static long pageBytesUploaded;
+    private static long pageBytesDecoded;
+    private static long chunksDecompressedOnDevice;
 
     private static DeviceRuntime runtime;
     private static Optional<Function<DeviceTarget, DeviceBufferKernels>> kernelFactory;
@@ -115,6 +119,9 @@ public final class DeviceDecodeComparison
         hostToDeviceBytes = 0;
         decodedHostBytes = 0;
         decodedDeviceBytes = 0;
+        pageBytesUploaded = 0;
+        pageBytesDecoded = 0;
+        chunksDecompressedOnDevice = 0;
         SparkSession spark = TestingSpark.start();
         spark.range(0, 5000, 1, 1).selectExpr(
                         "id",
@@ -173,7 +180,10 @@ public final class DeviceDecodeComparison
             }
         }
         Summary summary = new Summary(compared, skipped, deviceChunks, fallbacks, decodedBytes, hostToDeviceBytes, decodedHostBytes, decodedDeviceBytes,
-                hostNanos, deviceNanos);
+                hostNanos, deviceNanos, pageBytesUploaded, pageBytesDecoded, chunksDecompressedOnDevice);
+        pageBytesUploaded = 0;
+        pageBytesDecoded = 0;
+        chunksDecompressedOnDevice = 0;
         decodedBytes = 0;
         hostToDeviceBytes = 0;
         decodedHostBytes = 0;
@@ -372,6 +382,9 @@ public final class DeviceDecodeComparison
             }
             deviceChunks = (long) reader.rowGroupsStarted() * schema.fields().length - fallbackChunks;
             lastCounts = reader.devicePageCounts();
+            pageBytesUploaded += lastCounts.uploadedBytes();
+            pageBytesDecoded += lastCounts.decodedBytes();
+            chunksDecompressedOnDevice += lastCounts.decompressedChunks();
             hostDecoded = reader.decodedHostBytes();
             deviceDecoded = reader.decodedDeviceBytes();
             for (DeviceBufferKernels built : kernels) {
