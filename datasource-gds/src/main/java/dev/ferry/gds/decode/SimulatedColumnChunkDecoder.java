@@ -10,6 +10,8 @@ import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.VersionParser;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.util.HadoopCodecs;
 import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.spark.sql.types.StructField;
 
@@ -39,6 +41,8 @@ final class SimulatedColumnChunkDecoder
     private final Optional<CompressedPageCapture> capture;
     private final String file;
     private SimulatedDeviceArrow deviceArrow;
+    // The CPU codecs standing in for nvCOMP, made on the first compressed body and released with the decoder.
+    private CompressionCodecFactory codecs;
 
     /** {@code capture}: the reader's codec seam, so compressed bodies cross compressed (empty: they cross decompressed). */
     SimulatedColumnChunkDecoder(CpuColumnChunkDecoder cpu, DeviceTarget target, Optional<CompressedPageCapture> capture, String file)
@@ -73,7 +77,7 @@ final class SimulatedColumnChunkDecoder
     {
         // A chunk decoded into device memory has its pages uploaded first, as on cuda: that crossing is counted here too.
         boolean deviceChunk = cpu.leaves().size() == 1 && cpu.deviceSupport(encodings).supported();
-        cpu.start(deviceChunk ? new UploadedPages(pages, cpu.leaves().get(0).descriptor, target, capture, file) : pages, writerVersion, checks, encodings, rangeFrom, rangeTo,
+        cpu.start(deviceChunk ? new UploadedPages(pages, cpu.leaves().get(0).descriptor, target, capture, file, this::codecs) : pages, writerVersion, checks, encodings, rangeFrom, rangeTo,
                 pageArrays);
     }
 
@@ -140,10 +144,22 @@ final class SimulatedColumnChunkDecoder
         return cpu.leafPaths();
     }
 
+    private CompressionCodecFactory codecs()
+    {
+        if (codecs == null) {
+            codecs = HadoopCodecs.newFactory(0);
+        }
+        return codecs;
+    }
+
     @Override
     public void release()
     {
         cpu.release();
+        if (codecs != null) {
+            codecs.release();
+            codecs = null;
+        }
         if (deviceArrow != null) {
             deviceArrow.close();
             deviceArrow = null;

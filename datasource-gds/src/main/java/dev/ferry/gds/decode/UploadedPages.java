@@ -15,7 +15,6 @@ import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.compression.CompressionCodecFactory;
-import org.apache.parquet.hadoop.util.HadoopCodecs;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -42,10 +41,14 @@ final class UploadedPages
     private final Optional<CompressedPageCapture> capture;
     private final String file;
     private final String columnName;
+    private final Supplier<CompressionCodecFactory> codecs;
 
-    UploadedPages(PageReadStore store, ColumnDescriptor column, DeviceTarget target, Optional<CompressedPageCapture> capture, String file)
+    /** {@code codecs}: the CPU codecs standing in for nvCOMP, owned by the caller. */
+    UploadedPages(PageReadStore store, ColumnDescriptor column, DeviceTarget target, Optional<CompressedPageCapture> capture, String file,
+            Supplier<CompressionCodecFactory> codecs)
     {
         super(store, column);
+        this.codecs = requireNonNull(codecs, "codecs is null");
         this.target = requireNonNull(target, "target is null");
         this.capture = requireNonNull(capture, "capture is null");
         this.file = requireNonNull(file, "file is null");
@@ -139,14 +142,7 @@ final class UploadedPages
                 // nvCOMP's part, by the CPU: from device memory (the uploaded body) into device memory.
                 byte[] input = new byte[stored.bytes().length];
                 SimulatedDeviceArrow.view(uploaded).get(input);
-                CompressionCodecFactory codecs = HadoopCodecs.newFactory(0);
-                byte[] output;
-                try {
-                    output = HostPageDecompression.decompress(codecs, stored.codec(), input, stored.uncompressedSize());
-                }
-                finally {
-                    codecs.release();
-                }
+                byte[] output = HostPageDecompression.decompress(codecs.get(), stored.codec(), input, stored.uncompressedSize());
                 SimulatedDeviceArrow.view(decoded).put(output);
                 // The decoder reads the decoded body where the kernels would, in device memory.
                 byte[] read = new byte[stored.uncompressedSize()];
