@@ -4,14 +4,17 @@ import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.gds.decode.cuda.ChunkPages;
 import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
 import dev.ferry.gds.decode.cuda.DeviceChunkDecode;
+import dev.ferry.gds.decode.cuda.DeviceChunkRefusedException;
 import dev.ferry.gds.decode.cuda.DeviceValueKind;
 import dev.ferry.gds.device.DeviceColumn;
 import dev.ferry.gds.device.DeviceTarget;
+import dev.ferry.gds.io.CompressedPageCapture;
 import dev.ferry.gds.io.PageArrays;
 import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.VersionParser;
+import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DataPage;
@@ -22,11 +25,13 @@ import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.spark.sql.types.StructField;
 
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
 
@@ -35,10 +40,21 @@ import static java.util.Objects.requireNonNull;
  * chunk the shared rule ({@link DeviceDecodeSupport}) and the kernels take is uploaded once and
  * decoded by kernels into device Arrow buffers ({@link DeviceChunkDecode}); every other chunk goes
  * to the wrapped {@link CpuColumnChunkDecoder}, per chunk, with the reason {@link #deviceSupport}
- * gives (the caller counts it and decodes on the CPU and uploads). A chunk it read and then refused
- * (BIT_PACKED levels, PLAIN and dictionary pages mixed) is replayed to the CPU decoder from copies
- * ({@link ReplayedPages}). Pages arrive decompressed by parquet-mr's codecs on the CPU: nvCOMP
- * ({@code dev.ferry.device.nvcomp}) is not wired in front of this decoder yet. Never yet run on a GPU.
+ * gives (the caller counts it and decodes on the CPU and uploads).
+ *
+ * <p>Compressed pages stay compressed: with the reader's codec seam ({@link CompressedPageCapture},
+ * from {@code BoundedCodecFactory}) this decoder reads its chunk's pages with a capture window open,
+ * so parquet-mr's page reader hands it deferred bodies, and the upload carries each body as stored;
+ * one batched call (nvCOMP on a GPU) decompresses the chunk's bodies in device memory, and the page
+ * framing is read back from there. The host-side page checks ({@link CheckedPageReader}) would read,
+ * and so decompress, every body: on this path only value counts are checked on the host, the bytes by
+ * the kernels' error flags. A codec the device cannot decompress, a page it fails on and a chunk it
+ * refuses after reading it (BIT_PACKED levels, PLAIN and dictionary pages mixed) are replayed to the
+ * CPU decoder from copies ({@link ReplayedPages}), each deferred body decompressed once as it is
+ * copied; a body that does not decompress there either is a {@link CorruptParquetException} naming
+ * the file and column. What device-decoded chunks uploaded is tallied in {@link DevicePageCounts}.
+ * Never yet run on a GPU with nvCOMP in front (the kernels ran once on an H200 with pages
+ * decompressed on the CPU).
  */
 final class CudaColumnChunkDecoder
         implements ColumnChunkDecoder
@@ -49,13 +65,23 @@ final class CudaColumnChunkDecoder
     private final String file;
     private final Optional<DeviceValueKind> kind;
     private final String kindRefusal;
+    private final Optional<CompressedPageCapture> capture;
+    private final DevicePageCounts counts;
     private DeviceChunkDecode chunk;
     private int cursor;
     private String chunkRefusal;
 
-    /** {@code kernels} null: the device decoder cannot run here, and {@code unavailable} says why. */
-    CudaColumnChunkDecoder(CpuColumnChunkDecoder cpu, DeviceBufferKernels kernels, String unavailable, String file)
+    /**
+     * {@code kernels} null: the device decoder cannot run here, and {@code unavailable} says why.
+     * {@code capture}: the reader's codec seam, which keeps the pages of a chunk this decoder reads
+     * compressed (empty: parquet-mr's codecs decompress them on the CPU first); {@code counts} the
+     * reader's tally of what device-decoded chunks uploaded.
+     */
+    CudaColumnChunkDecoder(CpuColumnChunkDecoder cpu, DeviceBufferKernels kernels, String unavailable, String file, Optional<CompressedPageCapture> capture,
+            DevicePageCounts counts)
     {
+        this.capture = requireNonNull(capture, "capture is null");
+        this.counts = requireNonNull(counts, "counts is null");
         this.cpu = requireNonNull(cpu, "cpu is null");
         this.kernels = kernels;
         this.unavailable = kernels == null ? requireNonNull(unavailable, "unavailable is null") : "";
@@ -140,23 +166,86 @@ final class CudaColumnChunkDecoder
         if (raw == null) {
             throw new CorruptParquetException(file, "row group has no pages for column " + leaf.path);
         }
-        PageReader reader = checks.wrap(descriptor, raw);
+        ReadChunk read = capture.isPresent() ? readDeferred(raw, checks, leaf) : readDecompressed(checks.wrap(descriptor, raw));
+        ChunkPages layout = ChunkPages.of(read.dictionary(), read.pages(), descriptor.getMaxDefinitionLevel(), read.compressedOf());
+        Optional<String> refusal = layout.refusal();
+        if (refusal.isEmpty() && layout.codec().isPresent()) {
+            refusal = kernels.cannotDecompress(layout.codec().get());
+        }
+        if (refusal.isEmpty() && layout.rowCount() != pages.getRowCount()) {
+            throw new CorruptParquetException(file, "column " + leaf.path + " has " + layout.rowCount() + " values in a row group of " + pages.getRowCount() + " rows");
+        }
+        if (refusal.isEmpty()) {
+            try {
+                chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getMaxDefinitionLevel(), layout);
+                counts.add(layout.storedBodyBytes(), layout.decodedBodyBytes(), chunk.framingBytes(), layout.codec().isPresent());
+                return;
+            }
+            catch (DeviceChunkRefusedException e) {
+                refusal = Optional.of(e.getMessage());
+            }
+        }
+        // Back to the CPU with the reason: deferred bodies decompress on the CPU now, once each, as the copies are made.
+        chunkRefusal = refusal.get();
+        DictionaryPage dictionary = null;
+        List<DataPage> copies = new ArrayList<>();
+        String copying = "the dictionary page";
+        try {
+            dictionary = ReplayedPages.copy(read.dictionary());
+            for (DataPage page : read.pages()) {
+                copying = "data page " + copies.size();
+                copies.add(ReplayedPages.copy(page));
+            }
+        }
+        catch (UncheckedIOException e) {
+            throw new CorruptParquetException(file, "column " + leaf.path + ": " + copying + " does not decompress on the CPU either (the device decoder gave the chunk back: "
+                    + chunkRefusal + "): " + e.getCause().getMessage());
+        }
+        cpu.start(new ReplayedPages(pages, descriptor, dictionary, copies, raw.getTotalValueCount()), writerVersion, checks, encodings, null, null, pageArrays);
+    }
+
+    /** One chunk's pages as read, and the compressed form of the bodies the codec seam deferred. */
+    private record ReadChunk(DictionaryPage dictionary, List<DataPage> pages, Function<BytesInput, Optional<CompressedPageCapture.CompressedBody>> compressedOf) {}
+
+    // Pages decompressed by parquet-mr's codecs, checked and copied out of the reader's buffers.
+    private static ReadChunk readDecompressed(PageReader reader)
+    {
         DictionaryPage dictionary = ReplayedPages.copy(reader.readDictionaryPage());
         List<DataPage> dataPages = new ArrayList<>();
         DataPage page;
         while ((page = reader.readPage()) != null) {
             dataPages.add(ReplayedPages.copy(page));
         }
-        ChunkPages layout = ChunkPages.of(dictionary, dataPages, descriptor.getMaxDefinitionLevel());
-        if (layout.refusal().isPresent()) {
-            chunkRefusal = layout.refusal().get();
-            cpu.start(new ReplayedPages(pages, descriptor, dictionary, dataPages, raw.getTotalValueCount()), writerVersion, checks, encodings, null, null, pageArrays);
-            return;
+        return new ReadChunk(dictionary, dataPages, body -> Optional.empty());
+    }
+
+    // Pages whose compressed bodies stay compressed: the host checks (CheckedPageReader) would read, and so
+    // decompress, every body, so this path checks only what sizes device memory (value counts) and leaves
+    // the bytes to the kernels' error flags; a chunk given back to the CPU is checked there as it is read.
+    private ReadChunk readDeferred(PageReader raw, PageChecks checks, LeafNode leaf)
+    {
+        DictionaryPage dictionary;
+        List<DataPage> dataPages = new ArrayList<>();
+        CompressedPageCapture.Window window = capture.get().open();
+        try {
+            dictionary = raw.readDictionaryPage();
+            long total = raw.getTotalValueCount();
+            long seen = 0;
+            DataPage page;
+            while ((page = raw.readPage()) != null) {
+                int values = page.getValueCount();
+                if (values < 0 || values > total - seen || (long) values * Integer.BYTES > checks.maxPageBytes()) {
+                    throw new CorruptParquetException(file, "column " + leaf.path + " data page " + dataPages.size() + " claims " + values + " values; the chunk has "
+                            + (total - seen) + " left of its " + total + " (pages decode to at most " + checks.maxPageBytes() + " bytes)");
+                }
+                seen += values;
+                dataPages.add(page);
+            }
         }
-        if (layout.rowCount() != pages.getRowCount()) {
-            throw new CorruptParquetException(file, "column " + leaf.path + " has " + layout.rowCount() + " values in a row group of " + pages.getRowCount() + " rows");
+        finally {
+            window.close();
         }
-        chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getMaxDefinitionLevel(), layout);
+        return new ReadChunk(dictionary, dataPages, window::compressed);
     }
 
     @Override

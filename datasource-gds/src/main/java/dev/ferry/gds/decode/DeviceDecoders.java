@@ -5,6 +5,7 @@ import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
 import dev.ferry.gds.decode.cuda.DeviceKernelsLoader;
 import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.device.SimulatedDeviceArrow;
+import dev.ferry.gds.io.CompressedPageCapture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,8 +32,11 @@ public final class DeviceDecoders
     /**
      * The shape for device batches on {@code target}. {@code kernels}, when given, builds the kernels
      * whatever the backend (a test runs the emulated kernels on the simulated backend with it).
+     * {@code capture}, the reader's codec seam, lets the device decoder take pages compressed;
+     * {@code counts} tallies what its chunks uploaded.
      */
-    public static FileShape forTarget(FileShape shape, DeviceTarget target, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, String file)
+    public static FileShape forTarget(FileShape shape, DeviceTarget target, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, String file,
+            Optional<CompressedPageCapture> capture, DevicePageCounts counts)
     {
         DeviceBufferKernels built = null;
         String unavailable = null;
@@ -59,7 +63,7 @@ public final class DeviceDecoders
         else if (SimulatedDeviceArrow.isSimulated(target.runtime())) {
             List<ColumnChunkDecoder> columns = new ArrayList<>();
             for (ColumnChunkDecoder column : shape.columns()) {
-                columns.add(column instanceof CpuColumnChunkDecoder cpu ? new SimulatedColumnChunkDecoder(cpu, target) : column);
+                columns.add(column instanceof CpuColumnChunkDecoder cpu ? new SimulatedColumnChunkDecoder(cpu, target, capture, file) : column);
             }
             return new FileShape(columns, shape.requestedSchema());
         }
@@ -70,7 +74,7 @@ public final class DeviceDecoders
         List<ColumnChunkDecoder> columns = new ArrayList<>();
         for (ColumnChunkDecoder column : shape.columns()) {
             if (column instanceof CpuColumnChunkDecoder cpu) {
-                columns.add(new CudaColumnChunkDecoder(cpu, built, unavailable, file));
+                columns.add(new CudaColumnChunkDecoder(cpu, built, unavailable, file, capture, counts));
             }
             else {
                 columns.add(column);

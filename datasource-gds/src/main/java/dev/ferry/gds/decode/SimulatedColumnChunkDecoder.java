@@ -3,17 +3,21 @@ package dev.ferry.gds.decode;
 import dev.ferry.gds.device.DeviceColumn;
 import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.device.SimulatedDeviceArrow;
+import dev.ferry.gds.io.CompressedPageCapture;
 import dev.ferry.gds.io.PageArrays;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.VersionParser;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.util.HadoopCodecs;
 import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.spark.sql.types.StructField;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import static java.util.Objects.requireNonNull;
@@ -23,9 +27,10 @@ import static java.util.Objects.requireNonNull;
  * simulated device memory ({@link SimulatedDeviceArrow}), so a device batch's decoded bytes never
  * sit in host memory, as with the CUDA kernels. It takes the chunks the shared rule
  * ({@link DeviceDecodeSupport}) takes and refuses the others with the same reasons, so fallbacks
- * and counters run in CI as they would on a GPU. The pages of a chunk it decodes are copied into
- * device memory as they are read ({@link UploadedPages}), the upload the cuda decoder makes, so the
- * simulation counts that crossing too. Owns its allocator over the target's memory, made on the
+ * and counters run in CI as they would on a GPU. The page bodies of a chunk it decodes are copied
+ * into device memory as stored (compressed where the codec seam kept them so) as they are read,
+ * and decompressed there by the CPU standing in for nvCOMP ({@link UploadedPages}): the upload
+ * the cuda decoder makes, so the simulation counts that crossing at its compressed size too. Owns its allocator over the target's memory, made on the
  * first device batch and closed by {@link #release}.
  */
 final class SimulatedColumnChunkDecoder
@@ -33,12 +38,19 @@ final class SimulatedColumnChunkDecoder
 {
     private final CpuColumnChunkDecoder cpu;
     private final DeviceTarget target;
+    private final Optional<CompressedPageCapture> capture;
+    private final String file;
     private SimulatedDeviceArrow deviceArrow;
+    // The CPU codecs standing in for nvCOMP, made on the first compressed body and released with the decoder.
+    private CompressionCodecFactory codecs;
 
-    SimulatedColumnChunkDecoder(CpuColumnChunkDecoder cpu, DeviceTarget target)
+    /** {@code capture}: the reader's codec seam, so compressed bodies cross compressed (empty: they cross decompressed). */
+    SimulatedColumnChunkDecoder(CpuColumnChunkDecoder cpu, DeviceTarget target, Optional<CompressedPageCapture> capture, String file)
     {
         this.cpu = requireNonNull(cpu, "cpu is null");
         this.target = requireNonNull(target, "target is null");
+        this.capture = requireNonNull(capture, "capture is null");
+        this.file = requireNonNull(file, "file is null");
     }
 
     @Override
@@ -65,7 +77,7 @@ final class SimulatedColumnChunkDecoder
     {
         // A chunk decoded into device memory has its pages uploaded first, as on cuda: that crossing is counted here too.
         boolean deviceChunk = cpu.leaves().size() == 1 && cpu.deviceSupport(encodings).supported();
-        cpu.start(deviceChunk ? new UploadedPages(pages, cpu.leaves().get(0).descriptor, target) : pages, writerVersion, checks, encodings, rangeFrom, rangeTo,
+        cpu.start(deviceChunk ? new UploadedPages(pages, cpu.leaves().get(0).descriptor, target, capture, file, this::codecs) : pages, writerVersion, checks, encodings, rangeFrom, rangeTo,
                 pageArrays);
     }
 
@@ -132,10 +144,22 @@ final class SimulatedColumnChunkDecoder
         return cpu.leafPaths();
     }
 
+    private CompressionCodecFactory codecs()
+    {
+        if (codecs == null) {
+            codecs = HadoopCodecs.newFactory(0);
+        }
+        return codecs;
+    }
+
     @Override
     public void release()
     {
         cpu.release();
+        if (codecs != null) {
+            codecs.release();
+            codecs = null;
+        }
         if (deviceArrow != null) {
             deviceArrow.close();
             deviceArrow = null;

@@ -1,7 +1,11 @@
 package dev.ferry.gds.decode;
 
 import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.gds.decode.cuda.HostPageDecompression;
 import dev.ferry.gds.device.DeviceTarget;
+import dev.ferry.gds.device.SimulatedDeviceArrow;
+import dev.ferry.gds.io.CompressedPageCapture;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.page.DataPage;
@@ -10,30 +14,45 @@ import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.column.page.PageReader;
+import org.apache.parquet.compression.CompressionCodecFactory;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * A row group's pages where one column's decompressed pages are also copied into the target's
- * device memory as the decoder reads them, then dropped: the upload the {@code cuda} decoder makes
- * of a chunk it decodes (one host-to-device crossing per page byte, counted by the runtime), made on
- * the simulated backend too, so simulation counts the bytes hardware would carry. The decoder reads
- * the host copies it is handed; every other column reads the row group's own store.
+ * A row group's pages where one column's page bodies are uploaded into the target's device memory
+ * as the decoder reads them: the upload the {@code cuda} decoder makes of a chunk it decodes (one
+ * host-to-device crossing per stored byte, counted by the runtime), made on the simulated backend
+ * too, so simulation counts the bytes hardware would carry. With the reader's codec seam
+ * ({@link CompressedPageCapture}) a compressed body crosses compressed and is decompressed where
+ * nvCOMP would decompress it, from (simulated) device memory into device memory, by the CPU; the
+ * decoder then reads the decompressed body out of device memory, as the kernels would. The CPU
+ * never decompresses such a body on the host side. Without the seam (or for bodies that were never
+ * compressed) the bodies are uploaded as they are. Every other column reads the row group's own store.
  */
 final class UploadedPages
         extends OneColumnReplacedPages
 {
     private final DeviceTarget target;
+    private final Optional<CompressedPageCapture> capture;
+    private final String file;
+    private final String columnName;
+    private final Supplier<CompressionCodecFactory> codecs;
 
-    UploadedPages(PageReadStore store, ColumnDescriptor column, DeviceTarget target)
+    /** {@code codecs}: the CPU codecs standing in for nvCOMP, owned by the caller. */
+    UploadedPages(PageReadStore store, ColumnDescriptor column, DeviceTarget target, Optional<CompressedPageCapture> capture, String file,
+            Supplier<CompressionCodecFactory> codecs)
     {
         super(store, column);
+        this.codecs = requireNonNull(codecs, "codecs is null");
         this.target = requireNonNull(target, "target is null");
+        this.capture = requireNonNull(capture, "capture is null");
+        this.file = requireNonNull(file, "file is null");
+        this.columnName = String.join(".", column.getPath());
     }
 
     @Override
@@ -45,14 +64,18 @@ final class UploadedPages
         }
         return new PageReader()
         {
+            private int dataPages;
+
             @Override
             public DictionaryPage readDictionaryPage()
             {
-                DictionaryPage page = ReplayedPages.copy(raw.readDictionaryPage());
-                if (page != null) {
-                    upload(List.of(page.getBytes()));
+                Read<DictionaryPage> read = read(raw::readDictionaryPage);
+                DictionaryPage page = read.page();
+                if (page == null) {
+                    return null;
                 }
-                return page;
+                return new DictionaryPage(body(read.window(), page.getBytes(), "the dictionary page"), page.getUncompressedSize(), page.getDictionarySize(),
+                        page.getEncoding());
             }
 
             @Override
@@ -64,43 +87,90 @@ final class UploadedPages
             @Override
             public DataPage readPage()
             {
-                DataPage read = raw.readPage();
-                if (read == null) {
+                Read<DataPage> read = read(raw::readPage);
+                DataPage page = read.page();
+                if (page == null) {
                     return null;
                 }
-                DataPage page = ReplayedPages.copy(read);
+                String name = "data page " + dataPages++;
                 if (page instanceof DataPageV1 v1) {
-                    upload(List.of(v1.getBytes()));
+                    return new DataPageV1(body(read.window(), v1.getBytes(), name), v1.getValueCount(), v1.getUncompressedSize(), v1.getStatistics(),
+                            v1.getRlEncoding(), v1.getDlEncoding(), v1.getValueEncoding());
                 }
-                else if (page instanceof DataPageV2 v2) {
-                    upload(List.of(v2.getRepetitionLevels(), v2.getDefinitionLevels(), v2.getData()));
+                if (page instanceof DataPageV2 v2 && !v2.isCompressed()) {
+                    BytesInput repetition = body(read.window(), v2.getRepetitionLevels(), name);
+                    BytesInput definition = body(read.window(), v2.getDefinitionLevels(), name);
+                    BytesInput data = body(read.window(), v2.getData(), name);
+                    return DataPageV2.uncompressed(v2.getRowCount(), v2.getNullCount(), v2.getValueCount(), repetition, definition, v2.getDataEncoding(), data,
+                            v2.getStatistics());
                 }
-                return page;
+                throw new IllegalStateException("cannot upload a " + page);
             }
         };
     }
 
-    private void upload(List<BytesInput> parts)
+    private record Read<P>(P page, Optional<CompressedPageCapture.Window> window) {}
+
+    // The page read with the codec seam deferring its bodies' decompression (when the reader has the seam).
+    private <P> Read<P> read(Supplier<P> next)
     {
-        long size = 0;
-        for (BytesInput part : parts) {
-            size += part.size();
+        if (capture.isEmpty()) {
+            return new Read<>(next.get(), Optional.empty());
         }
-        if (size == 0) {
-            return;
+        CompressedPageCapture.Window window = capture.get().open();
+        try {
+            return new Read<>(next.get(), Optional.of(window));
         }
-        try (DeviceBuffer buffer = target.runtime().deviceAllocator(target.device()).allocate(size)) {
-            long offset = 0;
-            for (BytesInput part : parts) {
-                ByteBuffer bytes = ByteBuffer.wrap(part.toByteArray());
-                int length = bytes.remaining();
-                target.stream().copyFromHost(bytes, buffer, offset);
-                offset += length;
+        finally {
+            window.close();
+        }
+    }
+
+    /** {@code body} uploaded as stored; a compressed one decompressed in device memory. Returns the bytes the decoder reads. */
+    private BytesInput body(Optional<CompressedPageCapture.Window> window, BytesInput body, String page)
+    {
+        Optional<CompressedPageCapture.CompressedBody> compressed = window.flatMap(open -> open.compressed(body));
+        try {
+            if (compressed.isEmpty()) {
+                byte[] bytes = body.toByteArray();
+                upload(bytes).close();
+                return BytesInput.from(bytes);
             }
-            target.stream().synchronize();
+            CompressedPageCapture.CompressedBody stored = compressed.get();
+            try (DeviceBuffer uploaded = upload(stored.bytes());
+                    DeviceBuffer decoded = target.runtime().deviceAllocator(target.device()).allocate(Math.max(1, stored.uncompressedSize()))) {
+                // nvCOMP's part, by the CPU: from device memory (the uploaded body) into device memory.
+                byte[] input = new byte[stored.bytes().length];
+                SimulatedDeviceArrow.view(uploaded).get(input);
+                byte[] output = HostPageDecompression.decompress(codecs.get(), stored.codec(), input, stored.uncompressedSize());
+                SimulatedDeviceArrow.view(decoded).put(output);
+                // The decoder reads the decoded body where the kernels would, in device memory.
+                byte[] read = new byte[stored.uncompressedSize()];
+                SimulatedDeviceArrow.view(decoded).get(read);
+                return BytesInput.from(read);
+            }
         }
         catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw new CorruptParquetException(file, "column " + columnName + ": " + page + " does not decompress (simulated device decompression): " + e.getMessage(), e);
+        }
+    }
+
+    private DeviceBuffer upload(byte[] bytes)
+    {
+        DeviceBuffer buffer = target.runtime().deviceAllocator(target.device()).allocate(Math.max(1, bytes.length));
+        boolean success = false;
+        try {
+            if (bytes.length > 0) {
+                target.stream().copyFromHost(ByteBuffer.wrap(bytes), buffer, 0);
+                target.stream().synchronize();
+            }
+            success = true;
+            return buffer;
+        }
+        finally {
+            if (!success) {
+                buffer.close();
+            }
         }
     }
 }

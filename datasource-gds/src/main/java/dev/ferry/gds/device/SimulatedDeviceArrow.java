@@ -67,6 +67,18 @@ public final class SimulatedDeviceArrow
         this.allocator = new RootAllocator(RootAllocator.configBuilder().allocationManagerFactory(factory).maxAllocation(Long.MAX_VALUE).build());
     }
 
+    /**
+     * The bytes of {@code buffer}, a buffer of the simulated backend's device memory, as a host view:
+     * what a kernel reads and writes on the simulated backend (no copy, not a crossing).
+     */
+    public static ByteBuffer view(DeviceBuffer buffer)
+    {
+        ByteBuffer mapping = ByteBufferMemory.of(buffer.memory()).buffer().duplicate();
+        long offset = buffer.memoryOffset();
+        mapping.position(Math.toIntExact(offset)).limit(Math.toIntExact(offset + buffer.length()));
+        return mapping.slice();
+    }
+
     public static boolean isSimulated(DeviceRuntime runtime)
     {
         return SimulatedBackend.NAME.equals(runtime.backendName());

@@ -40,6 +40,7 @@ public final class BoundedCodecFactory
     private final CompressionCodecFactory delegate;
     private final long maxPageBytes;
     private final PageArrays pageArrays = new PageArrays();
+    private final CompressedPageCapture capture = new CompressedPageCapture();
 
     public BoundedCodecFactory(CompressionCodecFactory delegate, long maxPageBytes)
     {
@@ -57,6 +58,16 @@ public final class BoundedCodecFactory
     public PageArrays pageArrays()
     {
         return pageArrays;
+    }
+
+    /**
+     * Where the device decoder defers the decompression of the chunk it is reading: while its window
+     * is open, compressed bodies are kept compressed (after the same size checks) and decompressed on
+     * the CPU only if read.
+     */
+    public CompressedPageCapture capture()
+    {
+        return capture;
     }
 
     @Override
@@ -79,10 +90,21 @@ public final class BoundedCodecFactory
                     throws IOException
             {
                 check(codec, uncompressedSize);
+                if (capture.capturing() && codec != CompressionCodecName.UNCOMPRESSED && bytes.size() > 0) {
+                    checkRatio(codec, bytes.size(), uncompressedSize);
+                    // Decompressed later, if at all, into an array of its own: the body may be read after the pool has moved on.
+                    return capture.defer(codec, bytes, uncompressedSize, (compressed, size) -> decompressNow(compressed, size, false));
+                }
+                return decompressNow(bytes, uncompressedSize, true);
+            }
+
+            private BytesInput decompressNow(BytesInput bytes, int uncompressedSize, boolean pooled)
+                    throws IOException
+            {
                 // Empty pages (a v2 page with no values) keep parquet-mr's handling.
                 if ((codec == CompressionCodecName.SNAPPY || codec == CompressionCodecName.ZSTD) && bytes.size() > 0) {
                     // Exactly the page: the pooled array is rounded up and may hold an earlier page past uncompressedSize.
-                    return BytesInput.from(ByteBuffer.wrap(oneShot(codec, bytes, uncompressedSize), 0, uncompressedSize).slice());
+                    return BytesInput.from(ByteBuffer.wrap(oneShot(codec, bytes, uncompressedSize, pooled), 0, uncompressedSize).slice());
                 }
                 checkRatio(codec, bytes.size(), uncompressedSize);
                 return exactly(codec, decompressor.decompress(bytes, uncompressedSize), uncompressedSize);
@@ -112,7 +134,7 @@ public final class BoundedCodecFactory
 
     // BytesInput.toByteBuffer() is deprecated only for a variant with a releaser, which heap pages do not need.
     @SuppressWarnings("deprecation")
-    private byte[] oneShot(CompressionCodecName codec, BytesInput bytes, int uncompressedSize)
+    private byte[] oneShot(CompressionCodecName codec, BytesInput bytes, int uncompressedSize, boolean pooled)
             throws IOException
     {
         ByteBuffer input = bytes.toByteBuffer();
@@ -140,7 +162,7 @@ public final class BoundedCodecFactory
         else {
             checkZstdFrame(array, offset, length, uncompressedSize);
         }
-        byte[] output = pageArrays.take(uncompressedSize);
+        byte[] output = pooled ? pageArrays.take(uncompressedSize) : new byte[uncompressedSize];
         long produced = codec == CompressionCodecName.SNAPPY
                 ? Snappy.uncompress(array, offset, length, output, 0)
                 : zstd(output, uncompressedSize, array, offset, length);

@@ -7,6 +7,7 @@ import dev.ferry.gds.GdsConfigKeys;
 import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.decode.ColumnChunkDecoder;
 import dev.ferry.gds.decode.DeviceDecoders;
+import dev.ferry.gds.decode.DevicePageCounts;
 import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
 import dev.ferry.gds.decode.DatetimeRules;
 import dev.ferry.gds.decode.DecodeSupport;
@@ -20,6 +21,7 @@ import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.footer.FooterCache;
 import dev.ferry.gds.footer.FooterReader;
 import dev.ferry.gds.io.BoundedCodecFactory;
+import dev.ferry.gds.io.CompressedPageCapture;
 import dev.ferry.gds.io.DiskRange;
 import dev.ferry.gds.io.PageArrays;
 import dev.ferry.gds.io.ParquetDataSource;
@@ -95,6 +97,8 @@ public final class ParquetSliceReader
     private final ParquetFileReader reader;
     // Where the codecs put decompressed pages; the flat decoders give each page's array back when done with it.
     private final PageArrays pageArrays;
+    // The codec seam that lets the device decoder take a chunk's pages compressed (parquet-mr's own factory has none).
+    private final Optional<CompressedPageCapture> capture;
     private final VersionParser.ParsedVersion writerVersion;
     private final Set<CompressionCodecName> checkedCodecs = new HashSet<>();
     private final Optional<ExecutorService> prefetcher;
@@ -121,6 +125,7 @@ public final class ParquetSliceReader
     // Decoded bytes (Arrow validity, offsets, values) written to host memory and straight to device memory.
     private long decodedHostBytes;
     private long decodedDeviceBytes;
+    private final DevicePageCounts devicePageCounts = new DevicePageCounts();
 
     public ParquetSliceReader(FileSlice slice, ParquetDataSource source, GdsReadSettings settings, ParquetReadOptions options,
             StructType dataReadSchema, BufferAllocator allocator, Optional<ExecutorService> prefetcher, Optional<RowFilter> rowFilter)
@@ -175,6 +180,7 @@ public final class ParquetSliceReader
         }
         this.reader = opened;
         this.pageArrays = options.getCodecFactory() instanceof BoundedCodecFactory codecs ? codecs.pageArrays() : new PageArrays();
+        this.capture = options.getCodecFactory() instanceof BoundedCodecFactory codecs ? Optional.of(codecs.capture()) : Optional.empty();
         reader.setRequestedSchema(shape.requestedSchema());
         prefetched.clear();
     }
@@ -259,7 +265,7 @@ public final class ParquetSliceReader
             throw new IllegalStateException("pushed row filters are not evaluated on device batches yet");
         }
         if (!deviceShapeChosen && nextBlock == 0 && rowsLeft == 0) {
-            shape = DeviceDecoders.forTarget(shape, target, deviceKernels, source.id());
+            shape = DeviceDecoders.forTarget(shape, target, deviceKernels, source.id(), capture, devicePageCounts);
         }
         deviceShapeChosen = true;
         while (rowsLeft == 0) {
@@ -345,6 +351,12 @@ public final class ParquetSliceReader
     public long decodedDeviceBytes()
     {
         return decodedDeviceBytes;
+    }
+
+    /** What the device decoder uploaded for the chunks it decoded (page bodies as stored, compressed where they were). */
+    public DevicePageCounts devicePageCounts()
+    {
+        return devicePageCounts;
     }
 
     private static long bytes(DeviceColumn column)

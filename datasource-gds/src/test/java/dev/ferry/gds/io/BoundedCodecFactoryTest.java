@@ -33,6 +33,68 @@ class BoundedCodecFactoryTest
 
     @Test
     @SuppressWarnings("deprecation") // BytesInput.toByteArray: a test-sized copy
+    void pagesReadWhileACaptureWindowIsOpenStayCompressedAndDecompressOnceIfRead()
+            throws IOException
+    {
+        CompressionCodecFactory codecs = parquetMrCodecs();
+        byte[] page = "deferred page ".repeat(100).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] compressed = BytesInput.copy(codecs.getCompressor(CompressionCodecName.SNAPPY).compress(BytesInput.from(page))).toByteArray();
+        BoundedCodecFactory bounded = new BoundedCodecFactory(codecs, 1 << 20);
+        CompressedPageCapture capture = bounded.capture();
+        BytesInput deferred;
+        CompressedPageCapture.Window window = capture.open();
+        try {
+            deferred = bounded.getDecompressor(CompressionCodecName.SNAPPY).decompress(BytesInput.from(compressed), page.length);
+            // Uncompressed chunks are never deferred; the size checks still run for deferred bodies.
+            BytesInput plain = bounded.getDecompressor(CompressionCodecName.UNCOMPRESSED).decompress(BytesInput.from(page), page.length);
+            assertTrue(window.compressed(plain).isEmpty());
+            assertThrows(IOException.class, () -> bounded.getDecompressor(CompressionCodecName.SNAPPY).decompress(BytesInput.from(compressed), 2 << 20));
+            assertThrows(IllegalStateException.class, capture::open, "one window at a time");
+            // Another thread's pages are not deferred by this thread's window.
+            BytesInput[] otherThread = new BytesInput[1];
+            Thread other = new Thread(() -> {
+                try {
+                    otherThread[0] = BytesInput.from(bounded.getDecompressor(CompressionCodecName.SNAPPY).decompress(BytesInput.from(compressed), page.length).toByteArray());
+                }
+                catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            other.start();
+            try {
+                other.join();
+            }
+            catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+            assertArrayEquals(page, otherThread[0].toByteArray());
+            assertEquals(0, capture.decompressedOnCpu(), "the other thread's page was decompressed at once, not deferred");
+        }
+        finally {
+            window.close();
+        }
+        assertEquals(page.length, deferred.size());
+        CompressedPageCapture.CompressedBody body = window.compressed(deferred).orElseThrow();
+        assertEquals(CompressionCodecName.SNAPPY, body.codec());
+        assertEquals(page.length, body.uncompressedSize());
+        assertArrayEquals(compressed, body.bytes());
+        assertEquals(1, capture.deferredBodies());
+        assertEquals(0, capture.decompressedOnCpu(), "nothing decompressed until read");
+        assertArrayEquals(page, deferred.toByteArray());
+        assertEquals(1, capture.decompressedOnCpu());
+        // A body is read once: a second read fails loudly instead of decompressing again.
+        assertThrows(IOException.class, deferred::toByteArray);
+        assertEquals(1, capture.decompressedOnCpu());
+        // With the window closed pages decompress at once again.
+        BytesInput eager = bounded.getDecompressor(CompressionCodecName.SNAPPY).decompress(BytesInput.from(compressed), page.length);
+        assertTrue(window.compressed(eager).isEmpty());
+        assertArrayEquals(page, eager.toByteArray());
+        assertEquals(1, capture.deferredBodies());
+    }
+
+    @Test
+    @SuppressWarnings("deprecation") // BytesInput.toByteArray: a test-sized copy
     void brotliPagesDecompressAndWrongSizesAreRefused()
             throws IOException
     {

@@ -4,8 +4,6 @@ import dev.ferry.conf.MapConfigSource;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.bench.CopyBenchmark;
 import dev.ferry.gds.decode.cuda.DeviceKernelsLoader;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.HadoopReadOptions;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -116,7 +114,7 @@ public class DecodeRateGpuCheck
         List<DeviceDecodeComparison.OpenedFile> opened = new ArrayList<>();
         for (Path path : paths) {
             fileBytes += Files.size(path);
-            opened.add(DeviceDecodeComparison.OpenedFile.of(path, DeviceDecodeComparison.settings(), HadoopReadOptions.builder(new Configuration()).build()));
+            opened.add(DeviceDecodeComparison.OpenedFile.of(path, DeviceDecodeComparison.settings(), DeviceDecodeComparison.readOptions()));
         }
         long written = System.nanoTime() - began;
         DecodeRatePass pass = new DecodeRatePass(opened, threads, batchRows, budgetNanos);

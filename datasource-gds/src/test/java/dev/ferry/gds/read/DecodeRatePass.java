@@ -8,8 +8,6 @@ import dev.ferry.gds.device.DeviceBatch;
 import dev.ferry.gds.device.DeviceTarget;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.ParquetReadOptions;
 
 import java.util.ArrayList;
@@ -104,7 +102,8 @@ final class DecodeRatePass
     private long[] decodeFiles(Optional<DeviceRuntime> runtime, AtomicInteger next, long deadline, Map<String, Long> fallbacks)
             throws Exception
     {
-        ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
+        // The data source's options: its codec seam lets the device decoder take pages compressed (nvCOMP on cuda).
+        ParquetReadOptions options = DeviceDecodeComparison.readOptions();
         GdsReadSettings settings = DeviceDecodeComparison.settings();
         long[] totals = new long[3];
         try (RootAllocator allocator = new RootAllocator();

@@ -8,6 +8,7 @@ import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.GdsRouteSetting;
 import dev.ferry.gds.TestingFiles;
 import dev.ferry.gds.TestingSpark;
+import dev.ferry.gds.decode.DevicePageCounts;
 import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
 import dev.ferry.gds.decode.cuda.HostCompiledKernels;
 import dev.ferry.gds.decode.cuda.KernelEmulation;
@@ -16,6 +17,7 @@ import dev.ferry.gds.device.DeviceBatch;
 import dev.ferry.gds.device.DeviceColumn;
 import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.footer.FooterReader;
+import dev.ferry.gds.io.BoundedCodecFactory;
 import dev.ferry.gds.io.PrefetchedRanges;
 import dev.ferry.gds.io.ReadPlanning;
 import dev.ferry.gds.io.TestingParquetDataSource;
@@ -70,7 +72,8 @@ public final class DeviceDecodeComparison
 {
     /** What one comparison over the corpora found. */
     public record Summary(List<String> compared, List<String> skipped, long deviceChunks, Map<String, Long> fallbacks, long decodedBytes, long hostToDeviceBytes,
-            long decodedHostBytes, long decodedDeviceBytes, long hostNanos, long deviceNanos)
+            long decodedHostBytes, long decodedDeviceBytes, long hostNanos, long deviceNanos, long pageBytesUploaded, long pageBytesDecoded,
+            long chunksDecompressedOnDevice)
     {
         public double hostGigabytesPerSecond()
         {
@@ -83,7 +86,15 @@ public final class DeviceDecodeComparison
         }
     }
 
+    /** One file compared: column chunks the device decoder took, fallbacks by reason, what its chunks uploaded, the runtime's host-to-device bytes. */
+    public record FileResult(long deviceChunks, Map<String, Long> fallbacks, DevicePageCounts counts, long hostToDeviceBytes) {}
+
     private static final int BATCH_ROWS = 1000;
+    private static DevicePageCounts lastCounts;
+    private static long lastCopied;
+    private static long pageBytesUploaded;
+    private static long pageBytesDecoded;
+    private static long chunksDecompressedOnDevice;
 
     private static DeviceRuntime runtime;
     private static Optional<Function<DeviceTarget, DeviceBufferKernels>> kernelFactory;
@@ -108,6 +119,9 @@ public final class DeviceDecodeComparison
         hostToDeviceBytes = 0;
         decodedHostBytes = 0;
         decodedDeviceBytes = 0;
+        pageBytesUploaded = 0;
+        pageBytesDecoded = 0;
+        chunksDecompressedOnDevice = 0;
         SparkSession spark = TestingSpark.start();
         spark.range(0, 5000, 1, 1).selectExpr(
                         "id",
@@ -166,7 +180,10 @@ public final class DeviceDecodeComparison
             }
         }
         Summary summary = new Summary(compared, skipped, deviceChunks, fallbacks, decodedBytes, hostToDeviceBytes, decodedHostBytes, decodedDeviceBytes,
-                hostNanos, deviceNanos);
+                hostNanos, deviceNanos, pageBytesUploaded, pageBytesDecoded, chunksDecompressedOnDevice);
+        pageBytesUploaded = 0;
+        pageBytesDecoded = 0;
+        chunksDecompressedOnDevice = 0;
         decodedBytes = 0;
         hostToDeviceBytes = 0;
         decodedHostBytes = 0;
@@ -187,7 +204,7 @@ public final class DeviceDecodeComparison
     public static DeviceBufferKernels firstDeviceBatchThenClose(DeviceRuntime deviceRuntime, Path path, Function<DeviceTarget, DeviceBufferKernels> kernels)
             throws IOException
     {
-        ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
+        ParquetReadOptions options = readOptions();
         GdsReadSettings settings = settings();
         OpenedFile opened = OpenedFile.of(path, settings, options);
         assertTrue(opened.footer().getBlocks().get(0).getRowCount() > BATCH_ROWS, path + ": one batch must not cover the first row group");
@@ -204,6 +221,13 @@ public final class DeviceDecodeComparison
             }
         }
         return built[0];
+    }
+
+    /** The reader's options as the data source builds them: its codec seam lets the device decoder take pages compressed. */
+    static ParquetReadOptions readOptions()
+    {
+        ParquetReadOptions defaults = HadoopReadOptions.builder(new Configuration()).build();
+        return HadoopReadOptions.builder(new Configuration()).withCodecFactory(new BoundedCodecFactory(defaults.getCodecFactory(), settings().maxPageBytes())).build();
     }
 
     /** A file's bytes, its footer, its flat columns and a slice of all its row groups: what every comparison (and DecodeRateGpuCheck) opens a file with. */
@@ -234,11 +258,45 @@ public final class DeviceDecodeComparison
         }
     }
 
+    /**
+     * Compares one file host against device on {@code deviceRuntime} with {@code kernels} (empty:
+     * the backend's own device decoder), byte for byte as {@link #run} does; fails when the host path
+     * refuses the file.
+     */
+    public static FileResult compareFile(DeviceRuntime deviceRuntime, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, Path path)
+            throws IOException
+    {
+        runtime = deviceRuntime;
+        kernelFactory = kernels;
+        lastCounts = null;
+        Map<String, Long> fallbacks = new TreeMap<>();
+        long chunks = compare(path, fallbacks).orElseThrow(() -> new AssertionError(path + ": the host path refuses the file"));
+        return new FileResult(chunks, fallbacks, lastCounts, lastCopied);
+    }
+
+    /** Reads every row of {@code path} as device batches only (no host side), closing each batch. */
+    public static void deviceOnly(DeviceRuntime deviceRuntime, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, Path path)
+            throws IOException
+    {
+        ParquetReadOptions options = readOptions();
+        GdsReadSettings settings = settings();
+        OpenedFile opened = OpenedFile.of(path, settings, options);
+        try (RootAllocator allocator = new RootAllocator();
+                DeviceStream stream = deviceRuntime.newStream(0);
+                ParquetSliceReader reader = opened.reader(settings, options, allocator)) {
+            kernels.ifPresent(reader::useDeviceKernels);
+            Optional<DeviceBatch> batch;
+            while ((batch = reader.nextOnDevice(BATCH_ROWS, new DeviceTarget(deviceRuntime, 0, stream))).isPresent()) {
+                batch.get().close();
+            }
+        }
+    }
+
     /** Compares one file's flat columns host against device; empty when the host path refuses the file (the corpus holds broken and unsupported files). */
     private static Optional<Long> compare(Path path, Map<String, Long> fallbacks)
             throws IOException
     {
-        ParquetReadOptions options = HadoopReadOptions.builder(new Configuration()).build();
+        ParquetReadOptions options = readOptions();
         GdsReadSettings settings = settings();
         OpenedFile opened;
         try {
@@ -323,6 +381,10 @@ public final class DeviceDecodeComparison
                 fallbackChunks += entry.getValue();
             }
             deviceChunks = (long) reader.rowGroupsStarted() * schema.fields().length - fallbackChunks;
+            lastCounts = reader.devicePageCounts();
+            pageBytesUploaded += lastCounts.uploadedBytes();
+            pageBytesDecoded += lastCounts.decodedBytes();
+            chunksDecompressedOnDevice += lastCounts.decompressedChunks();
             hostDecoded = reader.decodedHostBytes();
             deviceDecoded = reader.decodedDeviceBytes();
             for (DeviceBufferKernels built : kernels) {
@@ -336,6 +398,7 @@ public final class DeviceDecodeComparison
             }
         }
         long copied = runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE) - copiedBefore;
+        lastCopied = copied;
         decodedBytes += uploaded;
         hostToDeviceBytes += copied;
         decodedHostBytes += hostDecoded;

@@ -38,6 +38,9 @@ public class DeviceDecodeGpuCheck
                     + " column chunks on the CUDA kernels; CPU fallbacks by reason: " + summary.fallbacks());
             System.out.printf("device decode: %.3f GB/s decoded on the device path (kernels + page upload), %.3f GB/s on the CPU decoder, %d decoded bytes%n",
                     summary.deviceGigabytesPerSecond(), summary.hostGigabytesPerSecond(), summary.decodedBytes());
+            System.out.println("device decode: nvCOMP decompressed " + summary.chunksDecompressedOnDevice() + " chunks on the GPU; page bodies uploaded "
+                    + summary.pageBytesUploaded() + " bytes for " + summary.pageBytesDecoded() + " decoded; fallbacks naming the device decompression: "
+                    + summary.fallbacks().entrySet().stream().filter(entry -> entry.getKey().contains("on the device") || entry.getKey().contains("nvCOMP")).toList());
             assertTrue(summary.deviceChunks() > 0, "no column chunk took the CUDA kernels: " + summary.fallbacks());
             assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
         }

@@ -46,10 +46,16 @@ class TestDeviceDecoderOnEmulatedKernels
     {
         DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(runtime, Optional.of(EmulatedDeviceKernels::new), directory);
         System.out.println("device decoder (emulated kernels): " + summary.deviceChunks() + " column chunks decoded by the kernels over "
-                + summary.compared().size() + " files; CPU fallbacks by reason: " + summary.fallbacks());
+                + summary.compared().size() + " files (" + summary.chunksDecompressedOnDevice() + " decompressed on the device, page bodies "
+                + summary.pageBytesUploaded() + " bytes uploaded for " + summary.pageBytesDecoded() + " decoded); CPU fallbacks by reason: " + summary.fallbacks());
         assertTrue(summary.compared().size() >= 40, "files compared: " + summary.compared() + "; skipped: " + summary.skipped());
         assertTrue(summary.compared().stream().anyMatch(name -> name.startsWith("part-")), "Spark-written files are compared: " + summary.compared());
         assertTrue(summary.deviceChunks() > 300, "column chunks the kernels decoded (fallbacks count once per chunk): " + summary.deviceChunks());
+        // Compressed chunks (Spark's snappy, the corpora's snappy/zstd/gzip/lz4-raw files) cross compressed and decompress in emulated device memory.
+        assertTrue(summary.chunksDecompressedOnDevice() > 100, "chunks decompressed on the device: " + summary.chunksDecompressedOnDevice());
+        assertTrue(summary.pageBytesUploaded() < summary.pageBytesDecoded(), "compressed uploads: " + summary.pageBytesUploaded() + " bytes for "
+                + summary.pageBytesDecoded() + " decoded");
+        assertTrue(summary.fallbacks().keySet().stream().noneMatch(reason -> reason.contains("did not decompress")), "no page fails the device decompression: " + summary.fallbacks());
         Map<String, Long> fallbacks = summary.fallbacks();
         assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("encoding DELTA")), "DELTA_* chunks fall back: " + fallbacks);
         assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("type ")), "converted types fall back: " + fallbacks);

@@ -1,10 +1,13 @@
 package dev.ferry.gds.decode.cuda;
 
+import dev.ferry.gds.io.CompressedPageCapture.CompressedBody;
+import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.DataPage;
 import org.apache.parquet.column.page.DataPageV1;
 import org.apache.parquet.column.page.DataPageV2;
 import org.apache.parquet.column.page.DictionaryPage;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -12,52 +15,117 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * One flat column chunk's pages (decompressed) laid end to end in one byte array, the single upload
- * the device decoder makes, with where each page's levels and values sit in it. Only the page
- * framing is read on the host (v1: the 4-byte length before the definition levels; v2: the header's
- * lengths; a dictionary-encoded page's leading bit-width byte); levels and values are decoded by
- * the kernels. {@link #refusal} says why a chunk stays on the CPU (BIT_PACKED levels, an encoding
- * the kernels do not read, PLAIN and dictionary data pages in one chunk).
+ * One flat column chunk's pages as the device decoder uploads them: every page body as stored,
+ * laid end to end in one byte array (the single upload), and where each body's decoded bytes go in
+ * the chunk buffer the kernels read. A body the codec seam deferred ({@code CompressedPageCapture})
+ * is uploaded compressed and decompressed on the device in one batch for the chunk; the others
+ * (v2 levels, bodies of UNCOMPRESSED chunks, BROTLI's, decompressed on the CPU) are uploaded as they
+ * are and copied into place on the device. Without compressed bodies the upload is the chunk; with
+ * them, each compressed body and its output start 16-byte aligned, as nvCOMP requires.
+ *
+ * <p>Page framing, the v1 4-byte length before the definition levels and a dictionary-encoded
+ * page's leading bit-width byte, sits in the decompressed bytes: {@link #frame} reads it through a
+ * {@link Framing}, from the host array when nothing was compressed, else from device memory after
+ * decompression (a small download per page). Levels and values are decoded by the kernels.
+ * {@link #refusal} says why a chunk stays on the CPU (BIT_PACKED levels, an encoding the kernels
+ * do not read, PLAIN and dictionary data pages in one chunk, two codecs in one chunk).
  */
 // Deprecated encodings (PLAIN_DICTIONARY, BIT_PACKED) still appear in files.
 @SuppressWarnings("deprecation")
 public final class ChunkPages
 {
-    /** Where one data page's parts sit in {@link #bytes}, and its value (row) count. */
-    public record DataPageLayout(int index, int valueCount, int levelsOffset, int levelsLength, int valuesOffset, int valuesLength) {}
+    /** Where one data page's parts sit in the decoded chunk, its value (row) count, and its dictionary indices' bit width (-1: PLAIN or none read). */
+    public record DataPageLayout(int index, int valueCount, int levelsOffset, int levelsLength, int valuesOffset, int valuesLength, int bitWidth) {}
 
-    private final byte[] bytes;
+    /** One page body: its stored bytes at {@code uploadOffset} in the upload, its decoded bytes at {@code chunkOffset} in the chunk. */
+    public record Part(String page, int uploadOffset, int uploadLength, int chunkOffset, int chunkLength, boolean compressed) {}
+
+    /** The decoded pages' data page layouts, or why the framing refuses the chunk. */
+    public record Framed(List<DataPageLayout> layouts, Optional<String> refusal) {}
+
+    /** Reads framing bytes at an offset of the decoded chunk. */
+    public interface Framing
+    {
+        int readInt(int chunkOffset);
+
+        int readByte(int chunkOffset);
+    }
+
+    /** nvCOMP's batched decompressors need their input and output buffers aligned, to at most 16 bytes. */
+    static final int COMPRESSED_ALIGNMENT = 16;
+
+    // One data page before its framing is read: a v1 body, or v2 levels and values.
+    private record PagePlan(int index, int valueCount, boolean v1, int bodyOffset, int bodyLength, int levelsOffset, int levelsLength, boolean dictionary) {}
+
+    private final byte[] upload;
+    private final List<Part> parts;
+    private final Optional<CompressionCodecName> codec;
+    private final long chunkLength;
+    private final long storedBodyBytes;
+    private final long decodedBodyBytes;
+    private final int maxDefinition;
     private final int dictionaryOffset;
     private final int dictionaryLength;
     private final int dictionarySize;
     private final boolean dictionaryEncoded;
-    private final List<DataPageLayout> pages;
+    private final List<PagePlan> plans;
+    private final Optional<List<DataPageLayout>> hostFramed;
     private final Optional<String> refusal;
 
-    private ChunkPages(byte[] bytes, int dictionaryOffset, int dictionaryLength, int dictionarySize, boolean dictionaryEncoded, List<DataPageLayout> pages,
-            Optional<String> refusal)
+    private ChunkPages(byte[] upload, List<Part> parts, Optional<CompressionCodecName> codec, long chunkLength, int maxDefinition, int dictionaryOffset,
+            int dictionaryLength, int dictionarySize, boolean dictionaryEncoded, List<PagePlan> plans, Optional<String> refusal)
     {
-        this.bytes = bytes;
+        this.upload = upload;
+        this.parts = List.copyOf(parts);
+        this.codec = codec;
+        this.chunkLength = chunkLength;
+        long stored = 0;
+        long decoded = 0;
+        for (Part part : this.parts) {
+            stored += part.uploadLength();
+            decoded += part.chunkLength();
+        }
+        this.storedBodyBytes = stored;
+        this.decodedBodyBytes = decoded;
+        this.maxDefinition = maxDefinition;
         this.dictionaryOffset = dictionaryOffset;
         this.dictionaryLength = dictionaryLength;
         this.dictionarySize = dictionarySize;
         this.dictionaryEncoded = dictionaryEncoded;
-        this.pages = List.copyOf(pages);
-        this.refusal = refusal;
+        this.plans = List.copyOf(plans);
+        Optional<String> framingRefusal = Optional.empty();
+        Optional<List<DataPageLayout>> framed = Optional.empty();
+        if (refusal.isEmpty() && codec.isEmpty()) {
+            // Nothing compressed: the upload is the chunk, and its framing is read here, before anything is uploaded.
+            Framed host = frame(new HostFraming(upload));
+            framingRefusal = host.refusal();
+            framed = host.refusal().isEmpty() ? Optional.of(host.layouts()) : Optional.empty();
+        }
+        this.hostFramed = framed;
+        this.refusal = refusal.isPresent() ? refusal : framingRefusal;
+    }
+
+    /** Lays out {@code dictionary} (may be null) and {@code dataPages} of a flat column (maximum definition level 0 or 1), none compressed. */
+    public static ChunkPages of(DictionaryPage dictionary, List<DataPage> dataPages, int maxDefinition)
+    {
+        return of(dictionary, dataPages, maxDefinition, body -> Optional.empty());
     }
 
     /**
      * Lays out {@code dictionary} (may be null) and {@code dataPages} of a flat column whose maximum
-     * definition level is {@code maxDefinition} (0 or 1).
+     * definition level is {@code maxDefinition} (0 or 1); {@code compressedOf} gives a body's
+     * compressed form where the codec seam deferred its decompression (the body itself is then never read).
      */
-    public static ChunkPages of(DictionaryPage dictionary, List<DataPage> dataPages, int maxDefinition)
+    public static ChunkPages of(DictionaryPage dictionary, List<DataPage> dataPages, int maxDefinition, Function<BytesInput, Optional<CompressedBody>> compressedOf)
     {
         requireNonNull(dataPages, "dataPages is null");
-        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        requireNonNull(compressedOf, "compressedOf is null");
+        Builder built = new Builder(compressedOf);
         int dictionaryOffset = 0;
         int dictionaryLength = 0;
         int dictionarySize = 0;
@@ -65,107 +133,192 @@ public final class ChunkPages
             if (dictionary.getEncoding() != Encoding.PLAIN && dictionary.getEncoding() != Encoding.PLAIN_DICTIONARY) {
                 return refused("dictionary page encoded " + dictionary.getEncoding());
             }
-            byte[] page = bytes(() -> dictionary.getBytes().toByteArray());
-            dictionaryOffset = all.size();
-            dictionaryLength = page.length;
+            Part part = built.add("the dictionary page", dictionary.getBytes());
+            dictionaryOffset = part.chunkOffset();
+            dictionaryLength = part.chunkLength();
             dictionarySize = dictionary.getDictionarySize();
-            all.writeBytes(page);
         }
-        List<DataPageLayout> layouts = new ArrayList<>();
+        List<PagePlan> plans = new ArrayList<>();
         Boolean dictionaryEncoded = null;
         for (DataPage page : dataPages) {
+            int index = plans.size();
             Encoding values;
-            int levelsOffset;
-            int levelsLength;
-            int valuesOffset;
-            int valuesLength;
+            PagePlan plan;
             if (page instanceof DataPageV1 v1) {
                 values = v1.getValueEncoding();
-                byte[] body = bytes(() -> v1.getBytes().toByteArray());
-                int start = all.size();
-                int levelBytes = 0;
-                levelsLength = 0;
-                if (maxDefinition > 0) {
-                    if (v1.getDlEncoding() != Encoding.RLE) {
-                        return refused("definition levels encoded " + v1.getDlEncoding());
-                    }
-                    if (body.length < 4) {
-                        return refused("data page " + layouts.size() + " too short for its definition-level length");
-                    }
-                    levelsLength = (body[0] & 0xFF) | (body[1] & 0xFF) << 8 | (body[2] & 0xFF) << 16 | (body[3] & 0xFF) << 24;
-                    if (levelsLength < 0 || levelsLength > body.length - 4) {
-                        // The CPU decoder reports such a page with its offset; the device path does not guess.
-                        return refused("data page " + layouts.size() + " definition levels of " + Integer.toUnsignedString(levelsLength)
-                                + " bytes in a page of " + body.length);
-                    }
-                    levelBytes = 4 + levelsLength;
+                if (maxDefinition > 0 && v1.getDlEncoding() != Encoding.RLE) {
+                    return refused("definition levels encoded " + v1.getDlEncoding());
                 }
-                levelsOffset = start + (maxDefinition > 0 ? 4 : 0);
-                valuesOffset = start + levelBytes;
-                valuesLength = body.length - levelBytes;
-                all.writeBytes(body);
+                Part body = built.add("data page " + index, v1.getBytes());
+                plan = new PagePlan(index, page.getValueCount(), true, body.chunkOffset(), body.chunkLength(), 0, 0, isDictionary(values));
             }
             else if (page instanceof DataPageV2 v2) {
                 if (v2.isCompressed()) {
                     return refused("data page v2 still compressed");
                 }
                 values = v2.getDataEncoding();
-                byte[] levels = bytes(() -> v2.getDefinitionLevels().toByteArray());
-                byte[] data = bytes(() -> v2.getData().toByteArray());
-                levelsOffset = all.size();
-                levelsLength = levels.length;
-                all.writeBytes(levels);
-                valuesOffset = all.size();
-                valuesLength = data.length;
-                all.writeBytes(data);
+                Part levels = built.add("the levels of data page " + index, v2.getDefinitionLevels());
+                Part data = built.add("data page " + index, v2.getData());
+                plan = new PagePlan(index, page.getValueCount(), false, data.chunkOffset(), data.chunkLength(), levels.chunkOffset(), levels.chunkLength(),
+                        isDictionary(values));
             }
             else {
                 return refused("data page of type " + page.getClass().getSimpleName());
             }
-            boolean pageDictionary;
-            if (values == Encoding.PLAIN) {
-                pageDictionary = false;
-            }
-            else if (values == Encoding.PLAIN_DICTIONARY || values == Encoding.RLE_DICTIONARY) {
-                pageDictionary = true;
-                if (dictionary == null) {
-                    return refused("dictionary-encoded data page without a dictionary page");
-                }
-            }
-            else {
+            if (values != Encoding.PLAIN && !isDictionary(values)) {
                 return refused("data page encoding " + values);
             }
-            if (dictionaryEncoded != null && dictionaryEncoded != pageDictionary) {
+            if (plan.dictionary() && dictionary == null) {
+                return refused("dictionary-encoded data page without a dictionary page");
+            }
+            if (dictionaryEncoded != null && dictionaryEncoded != plan.dictionary()) {
                 return refused("dictionary and PLAIN data pages in one chunk");
             }
-            dictionaryEncoded = pageDictionary;
-            if (all.size() < 0) {
-                return refused("column chunk over 2 GiB");
+            dictionaryEncoded = plan.dictionary();
+            if (built.refusal != null) {
+                return refused(built.refusal);
             }
-            layouts.add(new DataPageLayout(layouts.size(), page.getValueCount(), levelsOffset, levelsLength, valuesOffset, valuesLength));
+            plans.add(plan);
         }
-        return new ChunkPages(all.toByteArray(), dictionaryOffset, dictionaryLength, dictionarySize, dictionaryEncoded != null && dictionaryEncoded, layouts,
-                Optional.empty());
+        if (built.refusal != null) {
+            return refused(built.refusal);
+        }
+        return new ChunkPages(built.upload.toByteArray(), built.parts, Optional.ofNullable(built.codec), built.chunkLength, maxDefinition, dictionaryOffset,
+                dictionaryLength, dictionarySize, dictionaryEncoded != null && dictionaryEncoded, plans, Optional.empty());
+    }
+
+    private static boolean isDictionary(Encoding values)
+    {
+        return values == Encoding.PLAIN_DICTIONARY || values == Encoding.RLE_DICTIONARY;
+    }
+
+    /** The upload array and part table, filled body by body. */
+    private static final class Builder
+    {
+        private final Function<BytesInput, Optional<CompressedBody>> compressedOf;
+        private final ByteArrayOutputStream upload = new ByteArrayOutputStream();
+        private final List<Part> parts = new ArrayList<>();
+        private CompressionCodecName codec;
+        private long chunkLength;
+        private String refusal;
+
+        Builder(Function<BytesInput, Optional<CompressedBody>> compressedOf)
+        {
+            this.compressedOf = compressedOf;
+        }
+
+        Part add(String page, BytesInput body)
+        {
+            Optional<CompressedBody> compressed = compressedOf.apply(body);
+            byte[] stored;
+            long decoded;
+            if (compressed.isPresent()) {
+                CompressedBody deferred = compressed.get();
+                if (codec != null && codec != deferred.codec() && refusal == null) {
+                    refusal = "pages compressed with " + codec + " and " + deferred.codec() + " in one chunk";
+                }
+                codec = deferred.codec();
+                stored = deferred.bytes();
+                decoded = deferred.uncompressedSize();
+            }
+            else {
+                stored = bytes(body);
+                decoded = stored.length;
+            }
+            if ((long) upload.size() + stored.length + COMPRESSED_ALIGNMENT > Integer.MAX_VALUE - 8 || chunkLength + decoded + COMPRESSED_ALIGNMENT > Integer.MAX_VALUE - 8) {
+                if (refusal == null) {
+                    refusal = "column chunk over 2 GiB";
+                }
+                return new Part(page, 0, 0, 0, 0, false);
+            }
+            if (compressed.isPresent()) {
+                // A compressed body and its output start aligned for nvCOMP; the padding is never read.
+                upload.writeBytes(new byte[pad(upload.size())]);
+                chunkLength += pad(chunkLength);
+            }
+            Part part = new Part(page, upload.size(), stored.length, (int) chunkLength, (int) decoded, compressed.isPresent());
+            upload.writeBytes(stored);
+            chunkLength += decoded;
+            parts.add(part);
+            return part;
+        }
+    }
+
+    private static int pad(long offset)
+    {
+        return (int) ((COMPRESSED_ALIGNMENT - offset % COMPRESSED_ALIGNMENT) % COMPRESSED_ALIGNMENT);
+    }
+
+    /** The data pages' layouts with their framing read through {@code framing}, or why the framing refuses the chunk. */
+    public Framed frame(Framing framing)
+    {
+        List<DataPageLayout> layouts = new ArrayList<>();
+        for (PagePlan plan : plans) {
+            int levelsOffset;
+            int levelsLength;
+            int valuesOffset;
+            int valuesLength;
+            if (plan.v1()) {
+                int body = plan.bodyLength();
+                levelsLength = 0;
+                int levelBytes = 0;
+                if (maxDefinition > 0) {
+                    if (body < 4) {
+                        return new Framed(List.of(), Optional.of("data page " + plan.index() + " too short for its definition-level length"));
+                    }
+                    levelsLength = framing.readInt(plan.bodyOffset());
+                    if (levelsLength < 0 || levelsLength > body - 4) {
+                        // The CPU decoder reports such a page with its offset; the device path does not guess.
+                        return new Framed(List.of(), Optional.of("data page " + plan.index() + " definition levels of " + Integer.toUnsignedString(levelsLength)
+                                + " bytes in a page of " + body));
+                    }
+                    levelBytes = 4 + levelsLength;
+                }
+                levelsOffset = plan.bodyOffset() + (maxDefinition > 0 ? 4 : 0);
+                valuesOffset = plan.bodyOffset() + levelBytes;
+                valuesLength = body - levelBytes;
+            }
+            else {
+                levelsOffset = plan.levelsOffset();
+                levelsLength = plan.levelsLength();
+                valuesOffset = plan.bodyOffset();
+                valuesLength = plan.bodyLength();
+            }
+            int bitWidth = plan.dictionary() && valuesLength >= 1 ? framing.readByte(valuesOffset) : -1;
+            layouts.add(new DataPageLayout(plan.index(), plan.valueCount(), levelsOffset, levelsLength, valuesOffset, valuesLength, bitWidth));
+        }
+        return new Framed(layouts, Optional.empty());
     }
 
     private static ChunkPages refused(String reason)
     {
-        return new ChunkPages(new byte[0], 0, 0, 0, false, List.of(), Optional.of(reason));
+        return new ChunkPages(new byte[0], List.of(), Optional.empty(), 0, 0, 0, 0, 0, false, List.of(), Optional.of(reason));
     }
 
-    private interface BytesSupplier
-    {
-        byte[] get()
-                throws IOException;
-    }
-
-    private static byte[] bytes(BytesSupplier supplier)
+    private static byte[] bytes(BytesInput body)
     {
         try {
-            return supplier.get();
+            return body.toByteArray();
         }
         catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Framing read from the host array of a chunk that had nothing compressed. */
+    private record HostFraming(byte[] bytes)
+            implements Framing
+    {
+        @Override
+        public int readInt(int offset)
+        {
+            return (bytes[offset] & 0xFF) | (bytes[offset + 1] & 0xFF) << 8 | (bytes[offset + 2] & 0xFF) << 16 | (bytes[offset + 3] & 0xFF) << 24;
+        }
+
+        @Override
+        public int readByte(int offset)
+        {
+            return bytes[offset] & 0xFF;
         }
     }
 
@@ -174,9 +327,52 @@ public final class ChunkPages
         return refusal;
     }
 
-    public byte[] bytes()
+    /** The one upload: every body as stored, end to end. */
+    public byte[] upload()
     {
-        return bytes;
+        return upload;
+    }
+
+    /** The bodies in upload order. */
+    public List<Part> parts()
+    {
+        return parts;
+    }
+
+    /** The codec of the compressed bodies; empty when none is compressed (the upload is the chunk). */
+    public Optional<CompressionCodecName> codec()
+    {
+        return codec;
+    }
+
+    /** Bytes of the decoded chunk (the upload's length when nothing is compressed). */
+    public long chunkLength()
+    {
+        return chunkLength;
+    }
+
+    /** Bytes of the page bodies as stored (the upload without alignment padding). */
+    public long storedBodyBytes()
+    {
+        return storedBodyBytes;
+    }
+
+    /** Bytes of the page bodies decoded (the chunk without alignment padding). */
+    public long decodedBodyBytes()
+    {
+        return decodedBodyBytes;
+    }
+
+    /** The data pages' layouts when nothing is compressed (framing read on the host); else the device reads it after decompression ({@link #frame}). */
+    public Optional<List<DataPageLayout>> hostFramed()
+    {
+        return hostFramed;
+    }
+
+    /** The data pages' layouts of a chunk with nothing compressed. */
+    public List<DataPageLayout> pages()
+    {
+        return hostFramed.orElseThrow(() -> new IllegalStateException("a compressed chunk's framing is read from device memory after decompression"));
     }
 
     public int dictionaryOffset()
@@ -199,16 +395,17 @@ public final class ChunkPages
         return dictionaryEncoded;
     }
 
-    public List<DataPageLayout> pages()
+    /** Data pages in the chunk. */
+    public int pageCount()
     {
-        return pages;
+        return plans.size();
     }
 
     public long rowCount()
     {
         long rows = 0;
-        for (DataPageLayout page : pages) {
-            rows += page.valueCount();
+        for (PagePlan plan : plans) {
+            rows += plan.valueCount();
         }
         return rows;
     }

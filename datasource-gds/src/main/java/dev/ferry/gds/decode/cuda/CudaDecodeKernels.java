@@ -8,11 +8,16 @@ import dev.ferry.device.kernel.KernelSource;
 import dev.ferry.device.kernel.LoadedKernel;
 import dev.ferry.device.memory.BufferAllocator;
 import dev.ferry.device.memory.DeviceBuffer;
+import dev.ferry.device.nvcomp.NvcompBatchDecompressor;
+import dev.ferry.device.nvcomp.NvcompCodec;
+import dev.ferry.device.nvcomp.NvcompProbe;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.bytedeco.cuda.global.cudart;
 import org.bytedeco.javacpp.BytePointer;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -144,6 +149,28 @@ final class CudaDecodeKernels
         }
         launcher.makeCurrent(device);
         check(cudart.cuMemcpyDtoD(target, source, length), "cuMemcpyDtoD(" + length + ")");
+    }
+
+    @Override
+    public Optional<String> cannotDecompress(CompressionCodecName codec)
+    {
+        if (NvcompCodec.forParquet(codec.name()).isEmpty()) {
+            return Optional.of("codec " + codec + " has no nvCOMP decompressor");
+        }
+        if (!NvcompProbe.availability().available()) {
+            return Optional.of("nvCOMP unavailable: " + NvcompProbe.availability().reason());
+        }
+        return Optional.empty();
+    }
+
+    /** One nvCOMP batched call for the chunk's compressed bodies, on this device (never yet run on a GPU). */
+    @Override
+    public String[] decompress(CompressionCodecName codec, long[] in, long[] inBytes, long[] out, long[] outBytes)
+    {
+        NvcompCodec nvcomp = NvcompCodec.forParquet(codec.name())
+                .orElseThrow(() -> new FerryException(ErrorCategory.INTERNAL_ERROR, "codec " + codec + " has no nvCOMP decompressor"));
+        launcher.makeCurrent(device);
+        return NvcompBatchDecompressor.decompress(nvcomp, in, inBytes, out, outBytes).failures();
     }
 
     @Override

@@ -1,5 +1,9 @@
 package dev.ferry.gds.decode.cuda;
 
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+
+import java.util.Optional;
+
 /**
  * The device decoder's kernels and the memory they run on, as one interface with two
  * implementations: {@link CudaDecodeKernels} launches the CUDA C kernels of the device jar
@@ -25,6 +29,16 @@ public interface DecodeKernels
     void download(long source, byte[] target, int offset, int length);
 
     void copy(long source, long target, long length);
+
+    /** Why pages of {@code codec} cannot be decompressed here (the chunk then falls back to the CPU, counted); empty: they can. */
+    Optional<String> cannotDecompress(CompressionCodecName codec);
+
+    /**
+     * Decompresses page body i from {@code in[i]} ({@code inBytes[i]} bytes) into {@code out[i]}
+     * ({@code outBytes[i]} bytes expected), all in one batch (nvCOMP's batched API on a GPU), and
+     * returns per body null, or why it did not decompress to its expected size.
+     */
+    String[] decompress(CompressionCodecName codec, long[] in, long[] inBytes, long[] out, long[] outBytes);
 
     /** Where this implementation runs, for the explain string and error messages. */
     String describe();

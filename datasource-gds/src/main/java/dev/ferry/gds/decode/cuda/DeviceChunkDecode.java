@@ -1,7 +1,10 @@
 package dev.ferry.gds.decode.cuda;
 
+import dev.ferry.common.FerryException;
 import dev.ferry.device.kernel.KernelErrorFlags;
 import dev.ferry.gds.parquet.CorruptParquetException;
+
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,15 +12,21 @@ import java.util.List;
 import static java.util.Objects.requireNonNull;
 
 /**
- * The host side of the device decoder for one flat column chunk: one upload of the chunk's pages
- * ({@link ChunkPages}), then kernels only. At the start of the row group it decodes, for the whole
+ * The host side of the device decoder for one flat column chunk: one upload of the chunk's page
+ * bodies as stored ({@link ChunkPages}: compressed where the codec seam deferred them), one batched
+ * decompression of the compressed bodies from device memory into the chunk buffer the kernels read
+ * (nvCOMP on a GPU, {@link DecodeKernels#decompress}), the page framing read back from the
+ * decompressed bytes (a 4-byte levels length per optional v1 page and a bit-width byte per
+ * dictionary-encoded page, counted in {@link #framingBytes}), then kernels only. A body that does
+ * not decompress, or framing the kernels do not take, gives the chunk back to the CPU
+ * ({@link DeviceChunkRefusedException}, with the reason). At the start of the row group it decodes, for the whole
  * chunk, the definition levels (one value per row), each row's dense slot (a prefix sum of the
  * valid rows) and the dense values: PLAIN values converted to their Arrow width, or a converted
  * dictionary and every page's indices; strings as an entry table (start, length) into the uploaded
  * pages. Each {@link #batch} then writes one batch's Arrow buffers (validity, values or offsets and
  * data) by gathering from those, in the layout the CPU decoder writes. Host reads are a 4-byte
  * error word after each step, each page's first dense slot, a batch's null count and string byte
- * count: never row data.
+ * count, and a compressed chunk's framing: never row data.
  *
  * <p>Any error bit a kernel set becomes a {@link CorruptParquetException} naming the column and
  * the page (or batch), so bad bytes never become a wrong row. Close frees the chunk's memory.
@@ -38,6 +47,9 @@ public final class DeviceChunkDecode
     private final DeviceValueKind kind;
     private final int maxDefinition;
     private final ChunkPages pages;
+    private List<ChunkPages.DataPageLayout> layouts;
+    private long uploadedBytes;
+    private long framingBytes;
     private final int rows;
     private final List<Long> owned = new ArrayList<>();
     private final long errors;
@@ -91,6 +103,18 @@ public final class DeviceChunkDecode
         return rows;
     }
 
+    /** Bytes of the chunk's one host-to-device upload: its page bodies as stored (compressed where they were). */
+    public long uploadedBytes()
+    {
+        return uploadedBytes;
+    }
+
+    /** Bytes of page framing read back from device memory after decompression (0 when nothing was compressed). */
+    public long framingBytes()
+    {
+        return framingBytes;
+    }
+
     private long own(long bytes)
     {
         long address = kernels.allocate(Math.max(8, bytes));
@@ -100,15 +124,13 @@ public final class DeviceChunkDecode
 
     private void decodeChunk()
     {
-        byte[] bytes = pages.bytes();
-        chunk = own(bytes.length);
-        kernels.upload(bytes, 0, bytes.length, chunk);
-        int[] denseStarts = new int[pages.pages().size() + 1];
+        placeChunk();
+        int[] denseStarts = new int[layouts.size() + 1];
         if (maxDefinition == 1) {
             levels = own(4L * rows);
             RunTable runs = new RunTable(maxPageValues());
             int rowStart = 0;
-            for (ChunkPages.DataPageLayout page : pages.pages()) {
+            for (ChunkPages.DataPageLayout page : layouts) {
                 runs.decode(chunk + page.levelsOffset(), page.levelsLength(), 1, page.valueCount(), 1, levels + 4L * rowStart);
                 check("the definition levels of data page " + page.index());
                 rowStart += page.valueCount();
@@ -117,28 +139,28 @@ public final class DeviceChunkDecode
             scan(levels, rows, 1, 1, positions);
             check("the valid-row prefix sum");
             rowStart = 0;
-            for (int p = 0; p < pages.pages().size(); p++) {
+            for (int p = 0; p < layouts.size(); p++) {
                 denseStarts[p] = readInt(positions + 4L * rowStart);
-                rowStart += pages.pages().get(p).valueCount();
+                rowStart += layouts.get(p).valueCount();
             }
-            denseStarts[pages.pages().size()] = readInt(positions + 4L * rows);
+            denseStarts[layouts.size()] = readInt(positions + 4L * rows);
         }
         else {
             int rowStart = 0;
-            for (int p = 0; p < pages.pages().size(); p++) {
+            for (int p = 0; p < layouts.size(); p++) {
                 denseStarts[p] = rowStart;
-                rowStart += pages.pages().get(p).valueCount();
+                rowStart += layouts.get(p).valueCount();
             }
-            denseStarts[pages.pages().size()] = rows;
+            denseStarts[layouts.size()] = rows;
         }
-        denseTotal = denseStarts[pages.pages().size()];
+        denseTotal = denseStarts[layouts.size()];
         if (kind == DeviceValueKind.BOOLEANS) {
             if (pages.dictionaryEncoded()) {
                 throw corrupt("dictionary-encoded BOOLEAN data pages");
             }
             // Dense bits of the whole chunk, each page's appended at its first dense slot.
             dense = own((denseTotal + 7) / 8);
-            for (ChunkPages.DataPageLayout page : pages.pages()) {
+            for (ChunkPages.DataPageLayout page : layouts) {
                 int start = denseStarts[page.index()];
                 int count = denseStarts[page.index() + 1] - start;
                 if (((long) count + 7) / 8 > page.valuesLength()) {
@@ -151,7 +173,7 @@ public final class DeviceChunkDecode
             decodeDictionary();
             indices = own(4L * denseTotal);
             RunTable runs = new RunTable(maxPageValues());
-            for (ChunkPages.DataPageLayout page : pages.pages()) {
+            for (ChunkPages.DataPageLayout page : layouts) {
                 int count = denseStarts[page.index() + 1] - denseStarts[page.index()];
                 if (count == 0) {
                     continue;
@@ -159,8 +181,8 @@ public final class DeviceChunkDecode
                 if (page.valuesLength() < 1) {
                     throw corrupt("data page " + page.index() + " has " + count + " dictionary-encoded values but no bytes");
                 }
-                int bitWidth = bytes[page.valuesOffset()] & 0xFF;
-                if (bitWidth > 32) {
+                int bitWidth = page.bitWidth();
+                if (bitWidth < 0 || bitWidth > 32) {
                     throw corrupt("data page " + page.index() + " has dictionary indices of bit width " + bitWidth);
                 }
                 runs.decode(chunk + page.valuesOffset() + 1, page.valuesLength() - 1, bitWidth, count, (long) pages.dictionarySize() - 1,
@@ -172,7 +194,7 @@ public final class DeviceChunkDecode
             entryCount = denseTotal;
             entryStarts = own(8L * denseTotal);
             entryLengths = own(4L * denseTotal);
-            for (ChunkPages.DataPageLayout page : pages.pages()) {
+            for (ChunkPages.DataPageLayout page : layouts) {
                 int start = denseStarts[page.index()];
                 int count = denseStarts[page.index() + 1] - start;
                 kernels.plainByteArrayIndex(chunk + page.valuesOffset(), page.valuesLength(), count, page.valuesOffset(), entryStarts + 8L * start,
@@ -182,7 +204,7 @@ public final class DeviceChunkDecode
         }
         else {
             dense = own((long) kind.arrowWidth() * denseTotal);
-            for (ChunkPages.DataPageLayout page : pages.pages()) {
+            for (ChunkPages.DataPageLayout page : layouts) {
                 int start = denseStarts[page.index()];
                 int count = denseStarts[page.index() + 1] - start;
                 if ((long) count * kind.parquetWidth() > page.valuesLength()) {
@@ -193,6 +215,85 @@ public final class DeviceChunkDecode
                 check("the PLAIN values of data page " + page.index());
             }
         }
+    }
+
+    /** The decoded chunk in device memory at {@link #chunk}, and the data pages' layouts in it. */
+    private void placeChunk()
+    {
+        byte[] upload = pages.upload();
+        uploadedBytes = upload.length;
+        if (pages.codec().isEmpty()) {
+            chunk = own(upload.length);
+            kernels.upload(upload, 0, upload.length, chunk);
+            layouts = pages.pages();
+            return;
+        }
+        CompressionCodecName codec = pages.codec().get();
+        long stored = kernels.allocate(Math.max(8, upload.length));
+        try {
+            kernels.upload(upload, 0, upload.length, stored);
+            chunk = own(pages.chunkLength());
+            List<ChunkPages.Part> compressed = new ArrayList<>();
+            for (ChunkPages.Part part : pages.parts()) {
+                if (part.compressed()) {
+                    compressed.add(part);
+                }
+                else if (part.chunkLength() > 0) {
+                    kernels.copy(stored + part.uploadOffset(), chunk + part.chunkOffset(), part.chunkLength());
+                }
+            }
+            long[] in = new long[compressed.size()];
+            long[] inBytes = new long[compressed.size()];
+            long[] out = new long[compressed.size()];
+            long[] outBytes = new long[compressed.size()];
+            for (int i = 0; i < compressed.size(); i++) {
+                ChunkPages.Part part = compressed.get(i);
+                in[i] = stored + part.uploadOffset();
+                inBytes[i] = part.uploadLength();
+                out[i] = chunk + part.chunkOffset();
+                outBytes[i] = part.chunkLength();
+            }
+            String[] failures;
+            try {
+                failures = kernels.decompress(codec, in, inBytes, out, outBytes);
+            }
+            catch (FerryException e) {
+                // The batch as a whole failed (nvCOMP's status, a CUDA error): the chunk goes to the CPU with the reason.
+                throw new DeviceChunkRefusedException(codec + " batched decompression of " + in.length + " page bodies failed on the device (" + kernels.describe()
+                        + "): " + e.getMessage());
+            }
+            for (int i = 0; i < failures.length; i++) {
+                if (failures[i] != null) {
+                    throw new DeviceChunkRefusedException(codec + " " + compressed.get(i).page() + " did not decompress on the device (" + kernels.describe()
+                            + "): " + failures[i]);
+                }
+            }
+        }
+        finally {
+            kernels.free(stored);
+        }
+        ChunkPages.Framed framed = pages.frame(new ChunkPages.Framing()
+        {
+            @Override
+            public int readInt(int offset)
+            {
+                framingBytes += 4;
+                return DeviceChunkDecode.this.readInt(chunk + offset);
+            }
+
+            @Override
+            public int readByte(int offset)
+            {
+                byte[] one = new byte[1];
+                kernels.download(chunk + offset, one, 0, 1);
+                framingBytes += 1;
+                return one[0] & 0xFF;
+            }
+        });
+        if (framed.refusal().isPresent()) {
+            throw new DeviceChunkRefusedException(framed.refusal().get());
+        }
+        layouts = framed.layouts();
     }
 
     private void decodeDictionary()
@@ -335,7 +436,7 @@ public final class DeviceChunkDecode
     private int maxPageValues()
     {
         int max = 1;
-        for (ChunkPages.DataPageLayout page : pages.pages()) {
+        for (ChunkPages.DataPageLayout page : layouts) {
             max = Math.max(max, page.valueCount());
         }
         return max;

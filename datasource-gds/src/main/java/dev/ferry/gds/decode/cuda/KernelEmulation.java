@@ -1,5 +1,7 @@
 package dev.ferry.gds.decode.cuda;
 
+import java.util.Optional;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import dev.ferry.device.kernel.KernelErrorFlags;
 
 import java.lang.invoke.MethodHandles;
@@ -95,6 +97,28 @@ public class KernelEmulation
         Region from = region(source, length);
         Region to = region(target, length);
         System.arraycopy(from.bytes, from.offset, to.bytes, to.offset, (int) length);
+    }
+
+    @Override
+    public Optional<String> cannotDecompress(CompressionCodecName codec)
+    {
+        return HostPageDecompression.cannotDecompress(codec);
+    }
+
+    /**
+     * nvCOMP's part, done by the CPU from emulated device memory into emulated device memory; a
+     * buffer off nvCOMP's 16-byte alignment fails as it would on the GPU.
+     */
+    @Override
+    public String[] decompress(CompressionCodecName codec, long[] in, long[] inBytes, long[] out, long[] outBytes)
+    {
+        for (int i = 0; i < in.length; i++) {
+            if (in[i] % ChunkPages.COMPRESSED_ALIGNMENT != 0 || out[i] % ChunkPages.COMPRESSED_ALIGNMENT != 0) {
+                throw new IllegalArgumentException("page body " + i + " at 0x" + Long.toHexString(in[i]) + " -> 0x" + Long.toHexString(out[i])
+                        + " is not aligned to the " + ChunkPages.COMPRESSED_ALIGNMENT + " bytes nvCOMP requires");
+            }
+        }
+        return HostPageDecompression.decompress(this, codec, in, inBytes, out, outBytes);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.ferry.gds.decode.cuda;
 
+import java.util.Optional;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.gds.device.DeviceTarget;
 
@@ -90,6 +92,19 @@ public final class HostCompiledKernels
     public void copy(long source, long target, long length)
     {
         server.copy(source, target, length);
+    }
+
+    @Override
+    public Optional<String> cannotDecompress(CompressionCodecName codec)
+    {
+        return HostPageDecompression.cannotDecompress(codec);
+    }
+
+    /** nvCOMP's part, done by the CPU from the kernels' memory into it. */
+    @Override
+    public String[] decompress(CompressionCodecName codec, long[] in, long[] inBytes, long[] out, long[] outBytes)
+    {
+        return HostPageDecompression.decompress(this, codec, in, inBytes, out, outBytes);
     }
 
     @Override

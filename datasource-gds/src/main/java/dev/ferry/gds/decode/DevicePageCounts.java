@@ -1,0 +1,59 @@
+package dev.ferry.gds.decode;
+
+/**
+ * What the device decoder moved for the chunks it decoded, for one reader: bytes of page bodies
+ * uploaded (as stored: compressed where the codec seam deferred them), bytes those bodies decode to
+ * in device memory, bytes of page framing read back after decompression, and chunks whose bodies
+ * were decompressed on the device. A compressed chunk's upload is its compressed size, and the
+ * difference to the decoded size is what the CPU no longer decompresses and PCIe no longer carries.
+ * Body bytes leave out the alignment padding before each compressed body (under 16 bytes each, for
+ * nvCOMP), which the cuda upload also carries. One reader's thread updates it.
+ */
+public final class DevicePageCounts
+{
+    private long uploadedBytes;
+    private long decodedBytes;
+    private long framingBytes;
+    private long decompressedChunks;
+
+    void add(long uploaded, long decoded, long framing, boolean decompressed)
+    {
+        uploadedBytes += uploaded;
+        decodedBytes += decoded;
+        framingBytes += framing;
+        if (decompressed) {
+            decompressedChunks++;
+        }
+    }
+
+    /** Bytes of page bodies uploaded to the device, as stored in the file. */
+    public long uploadedBytes()
+    {
+        return uploadedBytes;
+    }
+
+    /** Bytes of the uploaded page bodies once decompressed, in device memory. */
+    public long decodedBytes()
+    {
+        return decodedBytes;
+    }
+
+    /** Bytes of page framing (v1 levels lengths, dictionary bit widths) read back from device memory. */
+    public long framingBytes()
+    {
+        return framingBytes;
+    }
+
+    /** Chunks whose page bodies were decompressed on the device (nvCOMP on a GPU). */
+    public long decompressedChunks()
+    {
+        return decompressedChunks;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "device pages: " + uploadedBytes + " bytes uploaded, " + decodedBytes + " decoded, " + framingBytes + " framing bytes read back, "
+                + decompressedChunks + " chunks decompressed on the device";
+    }
+}
