@@ -22,8 +22,11 @@ import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.spark.sql.types.StructField;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -31,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
@@ -59,6 +63,10 @@ import static java.util.Objects.requireNonNull;
 final class CudaColumnChunkDecoder
         implements ColumnChunkDecoder
 {
+    private static final Logger LOG = LoggerFactory.getLogger(CudaColumnChunkDecoder.class);
+    /** Reasons already logged in this JVM for chunks decompressed on the CPU and decoded on the device (each is also counted per reader). */
+    private static final Set<String> HOST_DECOMPRESSION_LOGGED = ConcurrentHashMap.newKeySet();
+
     private final CpuColumnChunkDecoder cpu;
     private final DeviceBufferKernels kernels;
     private final String unavailable;
@@ -170,7 +178,19 @@ final class CudaColumnChunkDecoder
         ChunkPages layout = ChunkPages.of(read.dictionary(), read.pages(), descriptor.getMaxDefinitionLevel(), read.compressedOf());
         Optional<String> refusal = layout.refusal();
         if (refusal.isEmpty() && layout.codec().isPresent()) {
-            refusal = kernels.cannotDecompress(layout.codec().get());
+            CompressionCodecName codec = layout.codec().get();
+            Optional<String> noDeviceCodec = kernels.cannotDecompress(codec);
+            if (noDeviceCodec.isPresent()) {
+                // The device cannot decompress these bodies (no nvCOMP here, or a codec nvCOMP lacks), but its kernels
+                // still decode the chunk: the bodies decompress on the CPU, once each, and cross PCIe decompressed.
+                read = decompressedOnHost(read, leaf);
+                layout = ChunkPages.of(read.dictionary(), read.pages(), descriptor.getMaxDefinitionLevel(), read.compressedOf());
+                refusal = layout.refusal();
+                counts.decompressedOnHost(noDeviceCodec.get());
+                if (HOST_DECOMPRESSION_LOGGED.add(noDeviceCodec.get())) {
+                    LOG.info("Device decoder: {} chunks are decompressed on the CPU and decoded on the device ({}); first in {} column {}", codec, noDeviceCodec.get(), file, leaf.path);
+                }
+            }
         }
         if (refusal.isEmpty() && layout.rowCount() != pages.getRowCount()) {
             throw new CorruptParquetException(file, "column " + leaf.path + " has " + layout.rowCount() + " values in a row group of " + pages.getRowCount() + " rows");
@@ -202,6 +222,24 @@ final class CudaColumnChunkDecoder
                     + chunkRefusal + "): " + e.getCause().getMessage());
         }
         cpu.start(new ReplayedPages(pages, descriptor, dictionary, copies, raw.getTotalValueCount()), writerVersion, checks, encodings, null, null, pageArrays);
+    }
+
+    // The chunk's deferred bodies decompressed on the CPU (each once, into copies): the kernels then read them as stored uncompressed.
+    private ReadChunk decompressedOnHost(ReadChunk read, LeafNode leaf)
+    {
+        String copying = "the dictionary page";
+        try {
+            DictionaryPage dictionary = ReplayedPages.copy(read.dictionary());
+            List<DataPage> copies = new ArrayList<>();
+            for (DataPage page : read.pages()) {
+                copying = "data page " + copies.size();
+                copies.add(ReplayedPages.copy(page));
+            }
+            return new ReadChunk(dictionary, copies, body -> Optional.empty());
+        }
+        catch (UncheckedIOException e) {
+            throw new CorruptParquetException(file, "column " + leaf.path + ": " + copying + " does not decompress: " + e.getCause().getMessage());
+        }
     }
 
     /** One chunk's pages as read, and the compressed form of the bodies the codec seam deferred. */

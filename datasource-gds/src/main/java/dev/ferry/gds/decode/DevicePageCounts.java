@@ -1,5 +1,8 @@
 package dev.ferry.gds.decode;
 
+import java.util.Map;
+import java.util.TreeMap;
+
 /**
  * What the device decoder moved for the chunks it decoded, for one reader: bytes of page bodies
  * uploaded (as stored: compressed where the codec seam deferred them), bytes those bodies decode to
@@ -11,6 +14,7 @@ package dev.ferry.gds.decode;
  */
 public final class DevicePageCounts
 {
+    private final Map<String, Long> decompressedOnHost = new TreeMap<>();
     private long uploadedBytes;
     private long decodedBytes;
     private long framingBytes;
@@ -24,6 +28,20 @@ public final class DevicePageCounts
         if (decompressed) {
             decompressedChunks++;
         }
+    }
+
+    void decompressedOnHost(String reason)
+    {
+        decompressedOnHost.merge(reason, 1L, Long::sum);
+    }
+
+    /**
+     * Chunks the kernels decoded whose bodies the CPU decompressed first (nvCOMP unavailable here, or
+     * a codec it has no decompressor for), by reason: their upload is the decompressed size.
+     */
+    public Map<String, Long> decompressedOnHost()
+    {
+        return Map.copyOf(decompressedOnHost);
     }
 
     /** Bytes of page bodies uploaded to the device, as stored in the file. */
@@ -54,6 +72,6 @@ public final class DevicePageCounts
     public String toString()
     {
         return "device pages: " + uploadedBytes + " bytes uploaded, " + decodedBytes + " decoded, " + framingBytes + " framing bytes read back, "
-                + decompressedChunks + " chunks decompressed on the device";
+                + decompressedChunks + " chunks decompressed on the device" + (decompressedOnHost.isEmpty() ? "" : ", decompressed on the CPU first: " + decompressedOnHost);
     }
 }

@@ -120,6 +120,40 @@ class TestCompressedChunksOnTheDevice
     }
 
     @Test
+    void withoutADeviceDecompressorTheCpuDecompressesAndTheKernelsStillDecode(@TempDir Path directory)
+            throws Exception
+    {
+        Path written = directory.resolve("snappy");
+        rows().write().option("compression", "snappy").option("parquet.page.size", "4096").parquet(written.toString());
+        Path file = parquetFile(written);
+        // nvCOMP missing (as on a GPU machine without its library): the chunks must not fall back to the CPU decoder.
+        DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFile(runtime, Optional.of(target -> new EmulatedDeviceKernels(target)
+        {
+            @Override
+            public Optional<String> cannotDecompress(CompressionCodecName codec)
+            {
+                return Optional.of("nvCOMP unavailable: not in this test");
+            }
+        }), file);
+        long chunks = 0;
+        long uncompressed = 0;
+        for (BlockMetaData block : footer(file).getBlocks()) {
+            for (ColumnChunkMetaData column : block.getColumns()) {
+                chunks++;
+                uncompressed += column.getTotalUncompressedSize();
+            }
+        }
+        var counts = result.counts();
+        assertEquals(Map.of(), result.fallbacks(), "every chunk is still decoded on the device (" + counts + ")");
+        assertEquals(chunks, result.deviceChunks());
+        assertEquals(Map.of("nvCOMP unavailable: not in this test", chunks), counts.decompressedOnHost(), counts.toString());
+        assertEquals(0, counts.decompressedChunks(), counts.toString());
+        assertEquals(counts.decodedBytes(), counts.uploadedBytes(), "the bodies cross decompressed (" + counts + ")");
+        assertTrue(counts.uploadedBytes() > 0 && counts.uploadedBytes() < uncompressed, "bodies without page headers (" + counts + ")");
+        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+    }
+
+    @Test
     void aCorruptCompressedPageIsAnErrorNamingFileAndColumn(@TempDir Path directory)
             throws Exception
     {

@@ -12,7 +12,7 @@ import static java.util.Objects.requireNonNull;
  * buffer handed over as an Arrow buffer is copied into a buffer of the target's device memory
  * (the only step a GPU does not take: there the kernels write the target's buffers directly).
  */
-public final class EmulatedDeviceKernels
+public class EmulatedDeviceKernels
         extends KernelEmulation
         implements DeviceBufferKernels
 {
