@@ -6,9 +6,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import dev.ferry.examples.bench.shuffle.ExecutorProcessCpu;
 import dev.ferry.examples.bench.shuffle.ShuffleData;
 import dev.ferry.examples.bench.shuffle.ShuffleOptions;
 import dev.ferry.examples.bench.shuffle.ShuffleQueries;
@@ -166,10 +168,29 @@ public final class ShuffleBenchmark
             drain(spark);
             taskBytes.reset();
             Dataset<Row> frame = spark.sql(query.sql());
+            long processCpuBefore = options.verbose ? ExecutorProcessCpu.childrenCpuNanos() : -1;
+            Map<String, Long> threadCpuBefore = options.verbose ? ExecutorProcessCpu.childThreadCpuNanos() : Map.of();
             long start = System.nanoTime();
             List<Row> rows = frame.collectAsList();
             long nanos = System.nanoTime() - start;
             drain(spark);
+            if (options.verbose) {
+                long processCpu = ExecutorProcessCpu.childrenCpuNanos();
+                if (processCpuBefore >= 0 && processCpu >= 0) {
+                    System.out.printf(Locale.ROOT, "  executor processes: %d ms cpu (all threads), tasks: %d ms cpu%n", (processCpu - processCpuBefore) / 1_000_000,
+                            taskBytes.cpuNanos() / 1_000_000);
+                    StringBuilder threads = new StringBuilder("  executor threads' cpu (ms, >= 20):");
+                    ExecutorProcessCpu.childThreadCpuNanos().forEach((name, threadNanos) -> {
+                        long ms = (threadNanos - threadCpuBefore.getOrDefault(name, 0L)) / 1_000_000;
+                        if (ms >= 20) {
+                            threads.append(' ').append(name).append('=').append(ms);
+                        }
+                    });
+                    System.out.println(threads);
+                }
+                // The final adaptive plan: partition counts after AQE's coalescing, skew splits and join choices.
+                System.out.println(frame.queryExecution().executedPlan().treeString());
+            }
             return new Timed(rows, nanos, ShuffleSummary.of(frame.queryExecution().executedPlan()), taskBytes.bytesWritten(), taskBytes.cpuNanos());
         }
         finally {

@@ -2,13 +2,15 @@ package dev.ferry.examples.bench.shuffle;
 
 import java.util.Locale;
 
+import org.apache.spark.executor.TaskMetrics;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerStageCompleted;
 import org.apache.spark.scheduler.StageInfo;
 
 /**
- * With {@code --verbose}: one line per completed stage (tasks, wall time, summed task run and CPU
- * time, shuffle bytes), to see where a query's time goes and whether its tasks ran in parallel.
+ * With {@code --verbose}: one line per completed stage (tasks, wall time, summed task run, CPU and
+ * GC time, shuffle bytes and records, spills, peak execution memory), to see where a query's time
+ * goes, whether its tasks ran in parallel, and what of a task's run time was not its own CPU.
  */
 public final class StageLog
         extends SparkListener
@@ -19,8 +21,12 @@ public final class StageLog
         StageInfo info = completed.stageInfo();
         long wall = info.completionTime().isDefined() && info.submissionTime().isDefined()
                 ? (Long) info.completionTime().get() - (Long) info.submissionTime().get() : -1;
-        System.out.printf(Locale.ROOT, "  stage %d (%s): %d tasks, %d ms wall, %d ms task run, %d ms task cpu, shuffle write %,d B, read %,d B%n", info.stageId(),
-                info.name().replaceAll(" at .*", ""), info.numTasks(), wall, info.taskMetrics().executorRunTime(), info.taskMetrics().executorCpuTime() / 1_000_000,
-                info.taskMetrics().shuffleWriteMetrics().bytesWritten(), info.taskMetrics().shuffleReadMetrics().totalBytesRead());
+        TaskMetrics metrics = info.taskMetrics();
+        System.out.printf(Locale.ROOT, "  stage %d (%s): %d tasks, %d ms wall, %d ms task run, %d ms task cpu, %d ms gc, shuffle write %,d B / %,d rec, read %,d B / %,d rec "
+                        + "(%,d blocks, %d ms fetch wait), spilled %,d B, peak exec mem %,d B%n",
+                info.stageId(), info.name().replaceAll(" at .*", ""), info.numTasks(), wall, metrics.executorRunTime(), metrics.executorCpuTime() / 1_000_000, metrics.jvmGCTime(),
+                metrics.shuffleWriteMetrics().bytesWritten(), metrics.shuffleWriteMetrics().recordsWritten(), metrics.shuffleReadMetrics().totalBytesRead(),
+                metrics.shuffleReadMetrics().recordsRead(), metrics.shuffleReadMetrics().totalBlocksFetched(), metrics.shuffleReadMetrics().fetchWaitTime(),
+                metrics.memoryBytesSpilled(), metrics.peakExecutionMemory());
     }
 }
