@@ -604,6 +604,10 @@ public final class ParquetSliceReader
     {
         BlockMetaData block = blocks.get(index);
         Set<ColumnPath> wanted = requestedPaths;
+        if (spans.get(index) != null && canSkipRows(encodings(block))) {
+            return fetchSpan(block, spans.get(index));
+        }
+        // A span with a column that cannot skip rows decodes from the row group's first row (readSpanWhole): whole chunks, as unsplit.
         List<DiskRange> ranges = new ArrayList<>();
         if (pageFilter != null || spans.get(index) != null) {
             PageIndexes.ranges(block, wanted).ifPresent(ranges::add);
@@ -625,6 +629,36 @@ public final class ParquetSliceReader
             requests.put(request, request);
         }
         return new Fetched(source.planRead(requests));
+    }
+
+    /**
+     * The page indexes of split row group {@code block}, then only the pages of {@code span}'s rows
+     * ({@link SpanPages}). Every column can skip rows.
+     */
+    private Fetched fetchSpan(BlockMetaData block, RowSpan span)
+            throws IOException
+    {
+        Optional<DiskRange> indexRange = PageIndexes.ranges(block, requestedPaths);
+        if (indexRange.isEmpty() && !requestedPaths.isEmpty()) {
+            throw new CorruptParquetException(source.id(), "the row group at offset " + block.getStartingPos() + " was split by rows, but has no page indexes");
+        }
+        Map<DiskRange, ByteBuffer> buffers = new HashMap<>();
+        List<DiskRange> ranges = new ArrayList<>();
+        if (indexRange.isPresent()) {
+            if (indexRange.get().end() > source.size()) {
+                throw new CorruptParquetException(source.id(), "the page indexes of the row group at offset " + block.getStartingPos() + " end past the file's "
+                        + source.size() + " bytes");
+            }
+            ByteBuffer indexes = source.planRead(Map.of(indexRange.get(), indexRange.get())).get(indexRange.get());
+            buffers.put(indexRange.get(), indexes);
+            ranges.addAll(SpanPages.ranges(block, span, SpanPages.offsetIndexes(block, requestedPaths, indexRange.get(), indexes, source.id()), source.id()));
+        }
+        Map<DiskRange, DiskRange> requests = new HashMap<>();
+        for (DiskRange request : source.plan(ranges)) {
+            requests.put(request, request);
+        }
+        buffers.putAll(source.planRead(requests));
+        return new Fetched(buffers);
     }
 
     private void readPages(int blockIndex)
@@ -743,6 +777,16 @@ public final class ParquetSliceReader
         return ranges.rowCount() == block.getRowCount() ? null : ranges;
     }
 
+    private static Map<ColumnPath, Set<Encoding>> encodings(BlockMetaData block)
+    {
+        Map<ColumnPath, Set<Encoding>> encodings = new HashMap<>();
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+            encodings.put(chunk.getPath(), chunk.getEncodings());
+        }
+        return encodings;
+    }
+
+    // Called on the prefetch thread too: the decoders' answer depends only on their layout, fixed at construction, and the chunk's encodings.
     private boolean canSkipRows(Map<ColumnPath, Set<Encoding>> encodings)
     {
         for (ColumnChunkDecoder column : shape.columns()) {
@@ -759,16 +803,12 @@ public final class ParquetSliceReader
      */
     private Optional<OffsetIndex> anchorIndex(BlockMetaData block, PageIndexes indexes)
     {
-        ColumnChunkMetaData anchor = null;
-        for (ColumnChunkMetaData chunk : block.getColumns()) {
-            // Ties go to the first in file order, so every task of the row group picks the same column.
-            if (requestedPaths.contains(chunk.getPath()) && (anchor == null || chunk.getTotalSize() > anchor.getTotalSize())) {
-                anchor = chunk;
-            }
-        }
-        if (anchor == null) {
+        // The same choice in every task of the row group and in SpanPages, which fetched the pages.
+        Optional<ColumnChunkMetaData> chosen = RowSpanRanges.anchor(block, requestedPaths);
+        if (chosen.isEmpty()) {
             return Optional.empty();
         }
+        ColumnChunkMetaData anchor = chosen.get();
         try {
             return Optional.of(indexes.getOffsetIndex(anchor.getPath()));
         }

@@ -1,11 +1,15 @@
 package dev.ferry.gds.read;
 
 import dev.ferry.gds.parquet.RowSpan;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.internal.filter2.columnindex.RowRanges;
 
 import java.util.Optional;
 import java.util.PrimitiveIterator;
+import java.util.Set;
 import java.util.stream.IntStream;
 
 /**
@@ -19,6 +23,18 @@ import java.util.stream.IntStream;
 final class RowSpanRanges
 {
     private RowSpanRanges() {}
+
+    /** The anchor: of {@code columns}, the chunk with the most bytes in {@code block}, ties to the first in file order; empty when none is in the file. */
+    static Optional<ColumnChunkMetaData> anchor(BlockMetaData block, Set<ColumnPath> columns)
+    {
+        ColumnChunkMetaData anchor = null;
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+            if (columns.contains(chunk.getPath()) && (anchor == null || chunk.getTotalSize() > anchor.getTotalSize())) {
+                anchor = chunk;
+            }
+        }
+        return Optional.ofNullable(anchor);
+    }
 
     /** {@code span} with both ends moved to page starts of {@code anchor} (0 and the row count stay); empty when both land on the same row. */
     static Optional<RowSpan> aligned(RowSpan span, long rowCount, Optional<OffsetIndex> anchor)

@@ -51,6 +51,15 @@ class RowGroupSplitTest
         assertEquals(ROWS, all.rows().size());
         assertEquals(0, all.metric("unplannedReads"), all.metrics().toString());
         assertEquals(0, all.metric("pageIndexFallbacks"), all.metrics().toString());
+        // Each task reads its span's pages, not the whole row group: with no gap coalescing, all tasks together read
+        // about the row group once (the pages across each cut twice, and the page indexes once per task).
+        SparkSession uncoalesced = splitting(spark, true);
+        uncoalesced.conf().set("spark.ferry.gds.io.coalesceGap", "0");
+        SparkSession whole = splitting(spark, false);
+        whole.conf().set("spark.ferry.gds.io.coalesceGap", "0");
+        long splitBytes = ScanMetrics.collect(uncoalesced.read().format("gds").load(path)).metric("hostBytes");
+        long wholeBytes = ScanMetrics.collect(whole.read().format("gds").load(path)).metric("hostBytes");
+        assertTrue(splitBytes < 2 * wholeBytes, "split scan read " + splitBytes + " bytes, unsplit " + wholeBytes);
         for (String query : new String[] {
                 // Edges of pages (1000 rows) and of the spans (60,000 / partitions rows, moved to page starts).
                 "SELECT id, s FROM t WHERE id BETWEEN 9990 AND 10010 OR id BETWEEN 29990 AND 30010 OR id BETWEEN 44990 AND 45010",
