@@ -40,6 +40,10 @@ public final class GdsConfigKeys
                     + "or raise this.");
     public static final ConfigKey<Boolean> PREFETCH_ROW_GROUPS = ConfigKey.bool("spark.ferry.gds.io.prefetch", true,
             "Read the next row group's column chunks while the current one decodes (two row groups in memory per task instead of one).");
+    public static final ConfigKey<Boolean> SPLIT_ROW_GROUPS = ConfigKey.bool("spark.ferry.gds.plan.splitRowGroups", true,
+            "Split a row group larger than the split target (Spark's maxPartitionBytes / bytes-per-core rule) into row ranges read by "
+                    + "different tasks, each reading the pages of its rows (needs an offset index in every column chunk). Only for scans "
+                    + "decoded on the host (spark.ferry.gds.consumer=cpu); device decoding reads whole row groups.");
     public static final ConfigKey<Boolean> FILTER_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.filterPushdown", true,
             "Skip row groups whose min/max statistics prove a pushed filter false. Spark re-applies every filter either way.");
     public static final ConfigKey<Integer> FOOTER_THREADS = ConfigKey.integer("spark.ferry.gds.footerThreads", 8,
@@ -71,7 +75,7 @@ public final class GdsConfigKeys
     @Override
     public List<ConfigKey<?>> keys()
     {
-        return List.of(ROUTE, CONSUMER, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, TASK_ARROW_LIMIT_BYTES, PREFETCH_ROW_GROUPS, FILTER_PUSHDOWN,
+        return List.of(ROUTE, CONSUMER, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, TASK_ARROW_LIMIT_BYTES, PREFETCH_ROW_GROUPS, SPLIT_ROW_GROUPS, FILTER_PUSHDOWN,
                 FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN, ROW_FILTER, AGGREGATE_PUSHDOWN);
     }
 }

@@ -30,6 +30,7 @@ import dev.ferry.gds.io.SeamInputFile;
 import dev.ferry.gds.parquet.CalendarRebase;
 import dev.ferry.gds.parquet.CorruptParquetException;
 import dev.ferry.gds.parquet.FileSlice;
+import dev.ferry.gds.parquet.RowSpan;
 import dev.ferry.gds.parquet.UnsupportedParquetException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.OutOfMemoryException;
@@ -47,7 +48,9 @@ import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.FileMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.parquet.internal.filter2.columnindex.ColumnIndexFilter;
+import org.apache.parquet.internal.filter2.columnindex.ColumnIndexStore;
 import org.apache.parquet.internal.filter2.columnindex.RowRanges;
 import org.apache.parquet.schema.MessageType;
 import org.apache.spark.sql.types.StructType;
@@ -77,7 +80,9 @@ import static java.util.Objects.requireNonNull;
  * Reads the row groups of one {@link FileSlice} through a data source: footer from one tail read,
  * each row group's column chunks fetched in one planned (coalesced, parallel) read, then pages
  * decoded column by column into Arrow. parquet-mr parses page headers and decompresses; every byte
- * it asks for comes from the planned ranges.
+ * it asks for comes from the planned ranges. A row group the planner split over several tasks is
+ * read by its {@link RowSpan}: only the pages holding the span's rows, only those rows kept
+ * ({@link RowSpanRanges}).
  */
 public final class ParquetSliceReader
         implements Closeable
@@ -90,6 +95,8 @@ public final class ParquetSliceReader
     private final BufferAllocator allocator;
     private final PrefetchedRanges prefetched = new PrefetchedRanges();
     private final List<BlockMetaData> blocks;
+    // Per block: the rows of it this slice reads, null for all.
+    private final List<RowSpan> spans;
     private FileShape shape;
     // Set once, by the first device batch before any row group starts: the decode seam's implementation for device batches.
     private boolean deviceShapeChosen;
@@ -110,6 +117,11 @@ public final class ParquetSliceReader
     private long pageIndexFallbacks;
     private int nextBlock;
     private long rowsLeft;
+    // A split row group read whole because a column cannot skip rows: rows decoded and dropped before the span starts.
+    private long rowsToDrop;
+    // Whether the current row group's reading ends at its last row, where the decoders must be exhausted.
+    private boolean readsToLastRow;
+    private long spansReadWhole;
     private long decodeNanos;
     private long ioWaitNanos;
     // Row-level evaluation of the pushed filters; empty when there are none it can evaluate.
@@ -152,11 +164,21 @@ public final class ParquetSliceReader
         }
         FileMetaData metadata = footer.getFileMetaData();
         this.blocks = new ArrayList<>();
-        for (int index : slice.rowGroups()) {
+        this.spans = new ArrayList<>();
+        int[] rowGroups = slice.rowGroups();
+        RowSpan[] rowSpans = slice.rowSpans();
+        for (int position = 0; position < rowGroups.length; position++) {
+            int index = rowGroups[position];
             if (index >= footer.getBlocks().size()) {
                 throw new FerryException(ErrorCategory.USER_ERROR, source.id() + " changed since the scan was planned: row group " + index + " is gone");
             }
-            blocks.add(footer.getBlocks().get(index));
+            BlockMetaData block = footer.getBlocks().get(index);
+            if (rowSpans[position] != null && rowSpans[position].to() > block.getRowCount()) {
+                throw new FerryException(ErrorCategory.USER_ERROR, source.id() + " changed since the scan was planned: row group " + index + " has "
+                        + block.getRowCount() + " rows, the plan reads " + rowSpans[position]);
+            }
+            blocks.add(block);
+            spans.add(rowSpans[position]);
         }
         this.shape = shapeOf(source.id(), metadata, settings, dataReadSchema);
         checkReadable(shape.requestedSchema(), options);
@@ -206,6 +228,10 @@ public final class ParquetSliceReader
                 }
                 startRowGroup(nextBlock++);
             }
+            if (rowsToDrop > 0) {
+                dropLeadingRows(maxRows);
+                continue;
+            }
             int rows = (int) Math.min(maxRows, rowsLeft);
             long start = System.nanoTime();
             List<FieldVector> vectors = new ArrayList<>();
@@ -219,7 +245,7 @@ public final class ParquetSliceReader
                         vectors.add(decode(column, rows));
                     }
                 }
-                if (rows == rowsLeft) {
+                if (rows == rowsLeft && readsToLastRow) {
                     // The row group's last batch: a nested leaf with entries left holds more rows than the row group says.
                     for (ColumnChunkDecoder column : shape.columns()) {
                         column.checkExhausted(source.id(), blocks.get(nextBlock - 1).getStartingPos());
@@ -274,6 +300,9 @@ public final class ParquetSliceReader
             }
             startRowGroup(nextBlock++);
         }
+        if (rowsToDrop > 0) {
+            throw new IllegalStateException(source.id() + ": a row group split by rows is not read into device batches (the planner splits only for host decoding)");
+        }
         int rows = (int) Math.min(maxRows, rowsLeft);
         long start = System.nanoTime();
         List<DeviceColumn> columns = new ArrayList<>();
@@ -302,7 +331,7 @@ public final class ParquetSliceReader
                     decodedHostBytes += bytes(uploaded);
                 }
             }
-            if (rows == rowsLeft) {
+            if (rows == rowsLeft && readsToLastRow) {
                 for (ColumnChunkDecoder column : shape.columns()) {
                     column.checkExhausted(source.id(), blocks.get(nextBlock - 1).getStartingPos());
                 }
@@ -474,10 +503,34 @@ public final class ParquetSliceReader
         return pagesSkipped;
     }
 
-    /** Row groups with a page filter read whole because some column cannot skip rows. */
+    /**
+     * Row groups read whole because some column cannot skip rows: with a page filter, or split by
+     * rows (the span's task decodes from the row group's first row and drops the rows before its span).
+     */
     public long pageIndexFallbacks()
     {
-        return pageIndexFallbacks;
+        return pageIndexFallbacks + spansReadWhole;
+    }
+
+    /**
+     * Decodes and drops up to {@code maxRows} of the rows before the span of a split row group read
+     * whole ({@link #readSpanWhole}): decoders that cannot skip rows reach the span's first row only
+     * by decoding the rows before it.
+     */
+    private void dropLeadingRows(int maxRows)
+    {
+        int rows = (int) Math.min(maxRows, rowsToDrop);
+        long start = System.nanoTime();
+        try {
+            for (ColumnChunkDecoder column : shape.columns()) {
+                decode(column, rows).close();
+            }
+        }
+        finally {
+            decodeNanos += System.nanoTime() - start;
+        }
+        rowsToDrop -= rows;
+        rowsLeft -= rows;
     }
 
     private FieldVector decode(ColumnChunkDecoder column, int rows)
@@ -514,26 +567,27 @@ public final class ParquetSliceReader
     private void startRowGroup(int index)
             throws IOException
     {
-        BlockMetaData block = blocks.get(index);
         prefetched.clear();
         fallbackCountedColumns.clear();
-        Fetched fetched = take(block);
+        rowsToDrop = 0;
+        readsToLastRow = true;
+        Fetched fetched = take(index);
         if (prefetcher.isPresent() && index + 1 < blocks.size()) {
             // Read the next row group's chunks while this one decodes.
-            BlockMetaData next = blocks.get(index + 1);
+            int next = index + 1;
             ahead = prefetcher.get().submit(() -> fetch(next));
         }
         fetched.buffers().forEach(prefetched::add);
-        readPages(block);
+        readPages(index);
     }
 
-    private Fetched take(BlockMetaData block)
+    private Fetched take(int index)
             throws IOException
     {
         long start = System.nanoTime();
         try {
             if (ahead == null) {
-                return fetch(block);
+                return fetch(index);
             }
             Future<Fetched> pending = ahead;
             ahead = null;
@@ -557,12 +611,17 @@ public final class ParquetSliceReader
         }
     }
 
-    private Fetched fetch(BlockMetaData block)
+    private Fetched fetch(int index)
             throws IOException
     {
+        BlockMetaData block = blocks.get(index);
         Set<ColumnPath> wanted = requestedPaths;
+        if (spans.get(index) != null && canSkipRows(encodings(block))) {
+            return fetchSpan(block, spans.get(index));
+        }
+        // A span with a column that cannot skip rows decodes from the row group's first row (readSpanWhole): whole chunks, as unsplit.
         List<DiskRange> ranges = new ArrayList<>();
-        if (pageFilter != null) {
+        if (pageFilter != null || spans.get(index) != null) {
             PageIndexes.ranges(block, wanted).ifPresent(ranges::add);
         }
         for (ColumnChunkMetaData chunk : block.getColumns()) {
@@ -584,9 +643,40 @@ public final class ParquetSliceReader
         return new Fetched(source.planRead(requests));
     }
 
-    private void readPages(BlockMetaData block)
+    /**
+     * The page indexes of split row group {@code block}, then only the pages of {@code span}'s rows
+     * ({@link SpanPages}). Every column can skip rows.
+     */
+    private Fetched fetchSpan(BlockMetaData block, RowSpan span)
             throws IOException
     {
+        Optional<DiskRange> indexRange = PageIndexes.ranges(block, requestedPaths);
+        if (indexRange.isEmpty() && !requestedPaths.isEmpty()) {
+            throw new CorruptParquetException(source.id(), "the row group at offset " + block.getStartingPos() + " was split by rows, but has no page indexes");
+        }
+        Map<DiskRange, ByteBuffer> buffers = new HashMap<>();
+        List<DiskRange> ranges = new ArrayList<>();
+        if (indexRange.isPresent()) {
+            if (indexRange.get().end() > source.size()) {
+                throw new CorruptParquetException(source.id(), "the page indexes of the row group at offset " + block.getStartingPos() + " end past the file's "
+                        + source.size() + " bytes");
+            }
+            ByteBuffer indexes = source.planRead(Map.of(indexRange.get(), indexRange.get())).get(indexRange.get());
+            buffers.put(indexRange.get(), indexes);
+            ranges.addAll(SpanPages.ranges(block, span, SpanPages.offsetIndexes(block, requestedPaths, indexRange.get(), indexes, source.id()), source.id()));
+        }
+        Map<DiskRange, DiskRange> requests = new HashMap<>();
+        for (DiskRange request : source.plan(ranges)) {
+            requests.put(request, request);
+        }
+        buffers.putAll(source.planRead(requests));
+        return new Fetched(buffers);
+    }
+
+    private void readPages(int blockIndex)
+            throws IOException
+    {
+        BlockMetaData block = blocks.get(blockIndex);
         Map<ColumnPath, Set<Encoding>> encodings = new HashMap<>();
         Map<ColumnPath, long[]> chunks = new HashMap<>();
         for (ColumnChunkMetaData chunk : block.getColumns()) {
@@ -594,7 +684,18 @@ public final class ParquetSliceReader
             chunks.put(chunk.getPath(), new long[] {chunk.getStartingPos(), chunk.getTotalSize()});
         }
         rowGroupEncodings = encodings;
-        RowRanges ranges = pageFilter == null ? null : rowRanges(block, encodings);
+        RowSpan span = spans.get(blockIndex);
+        RowRanges ranges;
+        if (span == null) {
+            ranges = pageFilter == null ? null : rowRanges(block, encodings);
+        }
+        else if (canSkipRows(encodings)) {
+            ranges = spanRanges(block, span);
+        }
+        else {
+            readSpanWhole(block, span, chunks, encodings);
+            return;
+        }
         PageReadStore pages;
         try {
             if (ranges != null && ranges.rowCount() == 0) {
@@ -602,7 +703,17 @@ public final class ParquetSliceReader
                 rowsLeft = 0;
                 return;
             }
-            pages = ranges == null ? reader.readNextRowGroup() : reader.readNextFilteredRowGroup();
+            if (ranges == null) {
+                pages = reader.readNextRowGroup();
+            }
+            else if (span == null) {
+                pages = reader.readNextFilteredRowGroup();
+            }
+            else {
+                // By index with the span's ranges (the reader's filter knows nothing of spans), then past it, as readNext* would.
+                pages = reader.readFilteredRowGroup(blockIndex, ranges);
+                reader.skipNextRowGroup();
+            }
         }
         catch (FerryException e) {
             throw e;
@@ -636,6 +747,129 @@ public final class ParquetSliceReader
         for (ColumnChunkDecoder column : shape.columns()) {
             try {
                 column.start(pages, writerVersion, checks, encodings, from, to, pageArrays);
+            }
+            catch (FerryException e) {
+                throw e;
+            }
+            catch (RuntimeException e) {
+                throw new CorruptParquetException(source.id(), "cannot read the first page of column " + String.join(", ", column.leafPaths()) + ": " + describe(e), e);
+            }
+        }
+    }
+
+    /**
+     * The rows of split row group {@code block} this slice reads: {@code span} moved to the anchor
+     * column's page starts ({@link RowSpanRanges}), and with a page filter only the rows it may
+     * match; null when that is every row (read whole, no skipping). Every column must skip rows
+     * ({@link #readSpanWhole} otherwise).
+     */
+    private RowRanges spanRanges(BlockMetaData block, RowSpan span)
+    {
+        PageIndexes indexes = new PageIndexes(reader, block, source.id());
+        Optional<RowSpan> aligned = RowSpanRanges.aligned(span, block.getRowCount(), anchorIndex(block, indexes));
+        if (aligned.isEmpty()) {
+            return RowRanges.EMPTY;
+        }
+        RowRanges ranges = RowSpanRanges.of(aligned.get(), block.getRowCount());
+        if (pageFilter != null) {
+            RowRanges filtered;
+            try {
+                filtered = RowRanges.intersection(ColumnIndexFilter.calculateRowRanges(pageFilter, indexes, requestedPaths, block.getRowCount()), ranges);
+            }
+            catch (FerryException e) {
+                throw e;
+            }
+            catch (RuntimeException e) {
+                throw new CorruptParquetException(source.id(), "cannot use the page indexes of the row group at offset " + block.getStartingPos() + ": "
+                        + describe(e), e);
+            }
+            pagesSkipped += indexes.pagesOutside(filtered, requestedPaths) - indexes.pagesOutside(ranges, requestedPaths);
+            ranges = filtered;
+        }
+        return ranges.rowCount() == block.getRowCount() ? null : ranges;
+    }
+
+    private static Map<ColumnPath, Set<Encoding>> encodings(BlockMetaData block)
+    {
+        Map<ColumnPath, Set<Encoding>> encodings = new HashMap<>();
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+            encodings.put(chunk.getPath(), chunk.getEncodings());
+        }
+        return encodings;
+    }
+
+    // Called on the prefetch thread too: the decoders' answer depends only on their layout, fixed at construction, and the chunk's encodings.
+    private boolean canSkipRows(Map<ColumnPath, Set<Encoding>> encodings)
+    {
+        for (ColumnChunkDecoder column : shape.columns()) {
+            if (!column.canSkipRows(encodings)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The offset index of the requested column with the most bytes in {@code block}, whose page
+     * starts the span's ends move to; empty when no requested column is in the file (no pages to align to).
+     */
+    private Optional<OffsetIndex> anchorIndex(BlockMetaData block, PageIndexes indexes)
+    {
+        // The same choice in every task of the row group and in SpanPages, which fetched the pages.
+        Optional<ColumnChunkMetaData> chosen = RowSpanRanges.anchor(block, requestedPaths);
+        if (chosen.isEmpty()) {
+            return Optional.empty();
+        }
+        ColumnChunkMetaData anchor = chosen.get();
+        try {
+            return Optional.of(indexes.getOffsetIndex(anchor.getPath()));
+        }
+        catch (ColumnIndexStore.MissingOffsetIndexException e) {
+            throw new CorruptParquetException(source.id(), "the row group at offset " + block.getStartingPos() + " was split by rows, but column "
+                    + anchor.getPath().toDotString() + " has no offset index", e);
+        }
+    }
+
+    /**
+     * A split row group with a column that cannot skip rows (nested, or an encoding the flat
+     * decoders lack): the row group is read from its first row, the rows before the span decoded and
+     * dropped ({@link #dropLeadingRows}), reading stopped at the span's end. The same cuts as
+     * {@link #spanRanges} would use, so the other tasks of the row group read the rest exactly. Counted and logged.
+     */
+    private void readSpanWhole(BlockMetaData block, RowSpan span, Map<ColumnPath, long[]> chunks, Map<ColumnPath, Set<Encoding>> encodings)
+            throws IOException
+    {
+        Optional<RowSpan> aligned = RowSpanRanges.aligned(span, block.getRowCount(), anchorIndex(block, new PageIndexes(reader, block, source.id())));
+        if (aligned.isEmpty()) {
+            reader.skipNextRowGroup();
+            rowsLeft = 0;
+            return;
+        }
+        if (spansReadWhole++ == 0) {
+            log.info("{}: the row group at offset {} is split by rows, but a column cannot skip rows: this task decodes its rows [0, {}) and keeps {}",
+                    source.id(), block.getStartingPos(), aligned.get().to(), aligned.get());
+        }
+        PageReadStore pages;
+        try {
+            pages = reader.readNextRowGroup();
+        }
+        catch (FerryException e) {
+            throw e;
+        }
+        catch (IOException | RuntimeException e) {
+            throw new CorruptParquetException(source.id(), "cannot read row group at offset " + block.getStartingPos() + ": " + describe(e), e);
+        }
+        if (pages == null || pages.getRowCount() != block.getRowCount()) {
+            throw new CorruptParquetException(source.id(), "row group at offset " + block.getStartingPos() + " has "
+                    + (pages == null ? "no pages" : pages.getRowCount() + " rows") + ", its metadata says " + block.getRowCount());
+        }
+        rowsLeft = aligned.get().to();
+        rowsToDrop = aligned.get().from();
+        readsToLastRow = aligned.get().to() == block.getRowCount();
+        PageChecks checks = new PageChecks(source.id(), chunks, settings.maxPageBytes(), new PageOffsets(new SeamInputFile(source, prefetched)));
+        for (ColumnChunkDecoder column : shape.columns()) {
+            try {
+                column.start(pages, writerVersion, checks, encodings, null, null, pageArrays);
             }
             catch (FerryException e) {
                 throw e;

@@ -74,11 +74,12 @@ final class GdsAggregateReader
     {
         PartialAggregator aggregator = new PartialAggregator(plan);
         if (plan.answeredByRowCounts()) {
-            // The footer's row count of each row group is exact: the reader checks every row group it decodes against it.
+            // The footer's row count of each row group is exact: the reader checks every row group it decodes against it. A row group
+            // split over several tasks is counted by its spans, which the planner cut to add up to that count.
             for (FileSlice slice : slices) {
                 if (unchanged(slice)) {
                     aggregator.addRows(slice.rows());
-                    rowGroupsFromMetadata += slice.rowGroups().length;
+                    rowGroupsFromMetadata += slice.rowGroupsStartedHere();
                 }
             }
             return aggregator.results();

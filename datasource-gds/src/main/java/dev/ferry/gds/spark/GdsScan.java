@@ -8,7 +8,9 @@ import dev.ferry.gds.io.IoRoute;
 import dev.ferry.gds.metrics.GdsMetric;
 import dev.ferry.gds.parquet.ColumnNames;
 import dev.ferry.gds.parquet.FileSlice;
+import dev.ferry.gds.GdsConfigKeys;
 import dev.ferry.gds.plan.PartitionPruner;
+import dev.ferry.gds.plan.RowGroupSplitting;
 import dev.ferry.gds.plan.RowGroupPruner;
 import dev.ferry.gds.plan.SplitPlan;
 import dev.ferry.gds.plan.SplitPlanner;
@@ -98,6 +100,7 @@ final class GdsScan
                 state.settings().consumer().name().toLowerCase(Locale.ROOT), routeOnThisMachine(),
                 Arrays.stream(pushed).map(Predicate::toString).collect(Collectors.joining(", ", "[", "]")),
                 planned.rowGroupsTotal() - planned.rowGroupsSkipped(), planned.rowGroupsTotal(), planned.partitions().size())
+                + planned.describeSplitting()
                 + (state.settings().consumer() == FileConsumer.CPU ? "" : " " + devicePreview())
                 + aggregate.map(GdsScan::describe).orElse("");
     }
@@ -208,11 +211,29 @@ final class GdsScan
             int minPartitions = conf.filesMinPartitionNum().isDefined()
                     ? (Integer) conf.filesMinPartitionNum().get()
                     : state.spark().sparkContext().defaultParallelism();
-            SplitPlanner planner = new SplitPlanner(conf.filesMaxPartitionBytes(), conf.filesOpenCostInBytes(), Math.max(1, minPartitions));
+            SplitPlanner planner = new SplitPlanner(conf.filesMaxPartitionBytes(), conf.filesOpenCostInBytes(), Math.max(1, minPartitions), splitting());
             plan = planner.plan(state.files(), new PartitionPruner(partitionFilters, state.partitionSchema(), state.settings().caseSensitive()),
                     new RowGroupPruner(filters, conf, state.settings()));
+            if (!plan.rowGroupsKeptWhole().isEmpty()) {
+                log.info("gds scan {}: row groups larger than the split target read whole, each by one task: {}", state.name(), plan.rowGroupsKeptWhole());
+            }
         }
         return plan;
+    }
+
+    /**
+     * Row groups are split only for Spark's batches decoded on the host (consumer cpu): a device
+     * consumer's reads go to the device kernels, which do not decode row ranges.
+     */
+    private RowGroupSplitting splitting()
+    {
+        if (!GdsConfigKeys.SPLIT_ROW_GROUPS.get(new ReadConfigSource(state.options(), state.spark()))) {
+            return RowGroupSplitting.fromSetting(false);
+        }
+        if (state.settings().consumer() != FileConsumer.CPU) {
+            return RowGroupSplitting.off("consumer=" + state.settings().consumer().name().toLowerCase(Locale.ROOT) + " decodes whole row groups on the device");
+        }
+        return RowGroupSplitting.on();
     }
 
     // What this machine would choose for the first file, as a hint: each executor decides per file when it opens it.
