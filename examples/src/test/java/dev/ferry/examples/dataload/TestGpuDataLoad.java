@@ -25,13 +25,7 @@ class TestGpuDataLoad
     @Test
     void consumerSeesSparksValuesThroughDeviceBatches(@TempDir Path directory)
     {
-        SparkSession spark = SparkSession.builder().master("local[2]").appName("test-gpu-data-load")
-                .config("spark.ui.enabled", "false")
-                .config("spark.sql.warehouse.dir", directory.resolve("warehouse").toString())
-                .config("spark.ferry.device", "simulated")
-                // Small batches: many per task, so buffers are freed and reused across batches.
-                .config("spark.ferry.gds.batchRows", "1000")
-                .getOrCreate();
+        SparkSession spark = simulatedSession(directory, "test-gpu-data-load");
         try {
             Path input = directory.resolve("sample");
             GpuDataLoad.writeSample(spark, input, 20_000);
@@ -73,12 +67,7 @@ class TestGpuDataLoad
     @Test
     void deviceResidentBatchesAreCheckedThroughTheirVerificationCopies(@TempDir Path directory)
     {
-        SparkSession spark = SparkSession.builder().master("local[2]").appName("test-gpu-data-load-device-resident")
-                .config("spark.ui.enabled", "false")
-                .config("spark.sql.warehouse.dir", directory.resolve("warehouse").toString())
-                .config("spark.ferry.device", "simulated")
-                .config("spark.ferry.gds.batchRows", "1000")
-                .getOrCreate();
+        SparkSession spark = simulatedSession(directory, "test-gpu-data-load-device-resident");
         try {
             Path input = directory.resolve("sample");
             GpuDataLoad.writeSample(spark, input, 20_000);
@@ -98,6 +87,17 @@ class TestGpuDataLoad
         finally {
             spark.stop();
         }
+    }
+
+    private static SparkSession simulatedSession(Path directory, String name)
+    {
+        return SparkSession.builder().master("local[2]").appName(name)
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.warehouse.dir", directory.resolve("warehouse").toString())
+                .config("spark.ferry.device", "simulated")
+                // Small batches: many per task, so buffers are freed and reused across batches.
+                .config("spark.ferry.gds.batchRows", "1000")
+                .getOrCreate();
     }
 
     /** Marks each exported array as CUDA memory before the consumer sees it, as the cuda backend hands it over. */
