@@ -193,7 +193,7 @@ public final class DeviceBatches
                 GdsDeviceBatchReader.Counters counters = reader.counters();
                 return List.of(new PartitionResult<>(index, value, device.backend(), device.device(), counters.batches(), counters.rows(),
                         device.deviceBytes(), counters.decodedHostBytes(), counters.decodedDeviceBytes(), counters.deviceFallbacks(), counters.bytesByRoute(),
-                        device.exportedAs(), device.exportReason(), device.exportHostCopyBytes())).iterator();
+                        device.exportedAs(), device.exportReason(), device.exportHostCopyBytes(), counters.devicePages())).iterator();
             }
         }
     }

@@ -4,6 +4,8 @@ import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.device.GpuResolution;
 import dev.ferry.gds.GdsReadSettings;
+import dev.ferry.gds.api.DevicePageTraffic;
+import dev.ferry.gds.decode.DevicePageCounts;
 import dev.ferry.gds.device.DeviceBatch;
 import dev.ferry.gds.device.DeviceBatchSource;
 import dev.ferry.gds.device.DeviceTarget;
@@ -173,6 +175,7 @@ public final class GdsDeviceBatchReader
         private long decodedHostBytes;
         private long decodedDeviceBytes;
         private long routeFallbacks;
+        private DevicePageTraffic devicePages = DevicePageTraffic.NONE;
         private final Map<String, Long> deviceFallbacks = new TreeMap<>();
         private final Map<String, Long> bytesByRoute = new TreeMap<>();
 
@@ -208,6 +211,12 @@ public final class GdsDeviceBatchReader
             return Map.copyOf(deviceFallbacks);
         }
 
+        /** What the device decoder's kernels uploaded, decompressed and read back for the chunks they decoded. */
+        public DevicePageTraffic devicePages()
+        {
+            return devicePages;
+        }
+
         /** File bytes read by route name (HOST, BOUNCE, GDS). */
         public Map<String, Long> bytesByRoute()
         {
@@ -224,6 +233,9 @@ public final class GdsDeviceBatchReader
             decodedHostBytes += reader.decodedHostBytes();
             decodedDeviceBytes += reader.decodedDeviceBytes();
             reader.deviceFallbacks().forEach((reason, chunks) -> deviceFallbacks.merge(reason, chunks, Long::sum));
+            DevicePageCounts pages = reader.devicePageCounts();
+            devicePages = devicePages.plus(new DevicePageTraffic(pages.uploadedBytes(), pages.decodedBytes(), pages.framingBytes(), pages.decompressedChunks(),
+                    pages.decompressedOnHost()));
         }
 
         private Counters copy()
@@ -234,6 +246,7 @@ public final class GdsDeviceBatchReader
             copy.decodedHostBytes = decodedHostBytes;
             copy.decodedDeviceBytes = decodedDeviceBytes;
             copy.routeFallbacks = routeFallbacks;
+            copy.devicePages = devicePages;
             copy.deviceFallbacks.putAll(deviceFallbacks);
             copy.bytesByRoute.putAll(bytesByRoute);
             return copy;

@@ -66,6 +66,17 @@ public class DeviceBatchesGpuCheck
                 assertEquals(0, result.decodedHostBytes());
                 assertEquals(result.deviceBytes(), result.decodedDeviceBytes());
                 assertEquals(result.rows(), (long) result.value());
+                // Spark wrote the sample with snappy: its bodies cross compressed and nvCOMP decompresses them on the
+                // device, or, without nvCOMP, the CPU decompresses them and they cross decompressed (counted by reason).
+                DevicePageTraffic pages = result.devicePages();
+                System.out.println("device batches: partition " + result.partition() + " kernels: " + pages);
+                assertTrue(pages.uploadedBytes() > 0, pages.toString());
+                if (pages.decompressedOnHost().isEmpty()) {
+                    assertTrue(pages.chunksDecompressedOnDevice() > 0 && pages.uploadedBytes() < pages.decodedBytes(), pages.toString());
+                }
+                else {
+                    assertEquals(pages.decodedBytes(), pages.uploadedBytes(), pages.toString());
+                }
                 rows += result.rows();
             }
             assertEquals(200_000, rows);

@@ -11,6 +11,7 @@ import java.util.TreeMap;
 
 import dev.ferry.examples.launch.SparkJvm;
 import dev.ferry.gds.api.DeviceBatches;
+import dev.ferry.gds.api.DevicePageTraffic;
 import dev.ferry.gds.api.DevicePartition;
 import dev.ferry.gds.api.DevicePartitionFunction;
 import dev.ferry.gds.api.ExportedDeviceBatch;
@@ -179,7 +180,9 @@ public final class GpuDataLoad
         Map<String, Long> routes = new TreeMap<>();
         outcome.tasks().forEach(task -> task.bytesByRoute().forEach((route, bytes) -> routes.merge(route, bytes, Long::sum)));
         long consumerHostCopies = outcome.tasks().stream().mapToLong(PartitionResult::exportHostCopyBytes).sum();
+        DevicePageTraffic pages = outcome.tasks().stream().map(PartitionResult::devicePages).reduce(DevicePageTraffic.NONE, DevicePageTraffic::plus);
         System.out.println("scan: " + outcome.scan());
+        System.out.println("device decoder kernels: " + pages);
         System.out.printf(Locale.ROOT, "%d rows in %d batches, %,d bytes kept in device memory (%,d decoded into device memory, %,d decoded on the host and uploaded);"
                 + " file bytes by route %s; device fallbacks %s; %d batches readable by the host consumer, %d device-resident%n",
                 sums.rows(), sums.batches(), deviceBytes, decodedOnDevice, decodedOnHost, routes, fallbacks, sums.hostBatches(), sums.deviceResidentBatches());
