@@ -66,22 +66,56 @@ public sealed interface AggregateInput
         }
     }
 
-    /** {@code boolean column = value}: true only where the column is not null and equals it. */
-    record BooleanTest(StructField field, boolean value)
+    /**
+     * {@code column = literal}, {@code column IN (literals)}, or NOT of one: true only where the column
+     * is not null and (unless negated) equals one of the literals, as SQL says (a null is never equal,
+     * and NOT of unknown is unknown). Literals are Spark's values of the column's own type (UTF8String,
+     * Integer days for dates, Decimal, boxed integers, Boolean); see {@link ValueTestMatcher}.
+     */
+    record ValueTest(StructField field, List<Object> literals, boolean negated)
             implements Serializable
     {
+        public ValueTest
+        {
+            literals = List.copyOf(literals);
+            if (literals.isEmpty()) {
+                throw new IllegalArgumentException("A test of " + field.name() + " needs a literal");
+            }
+        }
+
+        /** The same test, NOT of it. */
+        ValueTest not()
+        {
+            // NOT (flag = true) is flag = false for a boolean column (null stays not true): keep the plain form.
+            if (literals.size() == 1 && literals.get(0) instanceof Boolean value && !negated) {
+                return new ValueTest(field, List.of(!value), false);
+            }
+            return new ValueTest(field, literals, !negated);
+        }
+
         @Override
         public String toString()
         {
-            return field.name() + " = " + value;
+            String test;
+            if (literals.size() == 1) {
+                test = field.name() + " = " + LiteralText.of(literals.get(0), field.dataType());
+            }
+            else {
+                StringBuilder text = new StringBuilder(field.name()).append(" IN (");
+                for (int index = 0; index < literals.size(); index++) {
+                    text.append(index == 0 ? "" : ", ").append(LiteralText.of(literals.get(index), field.dataType()));
+                }
+                test = text.append(")").toString();
+            }
+            return negated ? "NOT (" + test + ")" : test;
         }
     }
 
     /**
-     * {@code CASE WHEN test THEN literal ... ELSE literal END} over boolean tests and integral
+     * {@code CASE WHEN test THEN literal ... ELSE literal END} over value tests and integral
      * literals of one type: the first true test's value, else the else value (null without one).
      */
-    record CaseWhen(List<BooleanTest> tests, List<Long> values, Long elseValue, DataType type)
+    record CaseWhen(List<ValueTest> tests, List<Long> values, Long elseValue, DataType type)
             implements AggregateInput
     {
         public CaseWhen
@@ -96,7 +130,7 @@ public sealed interface AggregateInput
         @Override
         public List<StructField> columns()
         {
-            return tests.stream().map(BooleanTest::field).distinct().collect(Collectors.toList());
+            return tests.stream().map(ValueTest::field).distinct().collect(Collectors.toList());
         }
 
         @Override

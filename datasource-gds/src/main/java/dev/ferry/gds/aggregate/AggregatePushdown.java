@@ -133,8 +133,9 @@ public final class AggregatePushdown
 
     /**
      * A column, or one of the expressions {@link InputEvaluator} computes as Spark does: Spark hands
-     * {@code length(s)} as CHAR_LENGTH and {@code CASE WHEN flag THEN 1 ELSE 0 END} as CASE_WHEN of
-     * {@code flag = true} and literals.
+     * {@code length(s)} as CHAR_LENGTH and {@code CASE WHEN mode = 'AIR' THEN 1 ELSE 0 END} as CASE_WHEN of
+     * a predicate and literals ({@link ValueTests} says which predicates; {@code CASE WHEN flag} arrives as
+     * {@code flag = true}).
      */
     private static Optional<AggregateInput> input(Expression expression, StructType tableSchema, boolean caseSensitive)
     {
@@ -151,11 +152,11 @@ public final class AggregatePushdown
                     .map(AggregateInput.CharLength::new);
         }
         if (scalar.name().equals("CASE_WHEN") && children.length >= 2) {
-            List<AggregateInput.BooleanTest> tests = new ArrayList<>();
+            List<AggregateInput.ValueTest> tests = new ArrayList<>();
             List<Long> values = new ArrayList<>();
             DataType type = null;
             for (int index = 0; index + 1 < children.length; index += 2) {
-                Optional<AggregateInput.BooleanTest> test = booleanTest(children[index], tableSchema, caseSensitive);
+                Optional<AggregateInput.ValueTest> test = ValueTests.of(children[index], tableSchema, caseSensitive);
                 Optional<Long> value = integralLiteral(children[index + 1]);
                 DataType valueType = ((children[index + 1] instanceof LiteralValue<?> literal) ? literal.dataType() : null);
                 if (test.isEmpty() || value.isEmpty() || (type != null && !type.equals(valueType))) {
@@ -182,32 +183,6 @@ public final class AggregatePushdown
             return Optional.of(new AggregateInput.CaseWhen(tests, values, elseValue, type));
         }
         return Optional.empty();
-    }
-
-    /**
-     * {@code boolean_column = true|false} (either side), or NOT of one (the optimizer turns
-     * {@code flag = false} into {@code NOT flag}): a null column is never true either way.
-     */
-    private static Optional<AggregateInput.BooleanTest> booleanTest(Expression expression, StructType tableSchema, boolean caseSensitive)
-    {
-        if (expression instanceof Predicate not && not.name().equals("NOT") && not.children().length == 1) {
-            return booleanTest(not.children()[0], tableSchema, caseSensitive).map(test -> new AggregateInput.BooleanTest(test.field(), !test.value()));
-        }
-        if (!(expression instanceof Predicate predicate) || !predicate.name().equals("=") || predicate.children().length != 2) {
-            return Optional.empty();
-        }
-        Expression left = predicate.children()[0];
-        Expression right = predicate.children()[1];
-        if (left instanceof LiteralValue<?>) {
-            Expression swap = left;
-            left = right;
-            right = swap;
-        }
-        if (!(right instanceof LiteralValue<?> literal) || !(literal.value() instanceof Boolean value)) {
-            return Optional.empty();
-        }
-        return column(left, tableSchema, caseSensitive).filter(field -> field.dataType() instanceof BooleanType)
-                .map(field -> new AggregateInput.BooleanTest(field, value));
     }
 
     private static Optional<Long> integralLiteral(Expression expression)
@@ -274,7 +249,7 @@ public final class AggregatePushdown
         return orderable(type);
     }
 
-    private static Optional<StructField> column(Expression expression, StructType tableSchema, boolean caseSensitive)
+    static Optional<StructField> column(Expression expression, StructType tableSchema, boolean caseSensitive)
     {
         if (!(expression instanceof NamedReference reference) || reference.fieldNames().length != 1) {
             return Optional.empty();

@@ -11,6 +11,8 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
 
+import java.util.Arrays;
+
 /**
  * Gives an aggregate its input column for a batch: the batch's own column, or an expression
  * evaluated into a reused on-heap vector.
@@ -94,24 +96,30 @@ abstract class InputEvaluator
         }
     }
 
+    /**
+     * Evaluates test by test over whole columns ({@link ValueTestMatcher}), then gives each row the
+     * value of its first true test, else the ELSE value (null without one).
+     */
     private static final class CaseWhenEvaluator
             extends Computed
     {
         private final AggregateInput.CaseWhen caseWhen;
         private final int[] ordinals;
-        private final boolean[] expected;
+        private final ValueTestMatcher[] matchers;
         private final long[] values;
+        private boolean[] matches = new boolean[0];
+        private int[] branches = new int[0];
 
         CaseWhenEvaluator(AggregateInput.CaseWhen caseWhen, StructType inputSchema)
         {
             this.caseWhen = caseWhen;
             int tests = caseWhen.tests().size();
             this.ordinals = new int[tests];
-            this.expected = new boolean[tests];
+            this.matchers = new ValueTestMatcher[tests];
             this.values = new long[tests];
             for (int index = 0; index < tests; index++) {
                 ordinals[index] = inputSchema.fieldIndex(caseWhen.tests().get(index).field().name());
-                expected[index] = caseWhen.tests().get(index).value();
+                matchers[index] = ValueTestMatcher.of(caseWhen.tests().get(index));
                 values[index] = caseWhen.values().get(index);
             }
         }
@@ -120,28 +128,31 @@ abstract class InputEvaluator
         ColumnVector evaluate(ColumnarBatch batch)
         {
             int rows = batch.numRows();
-            DataType type = caseWhen.type();
-            OnHeapColumnVector out = output(rows, type);
-            ColumnVector[] tested = new ColumnVector[ordinals.length];
-            for (int index = 0; index < ordinals.length; index++) {
-                tested[index] = batch.column(ordinals[index]);
+            if (matches.length < rows) {
+                matches = new boolean[rows];
+                branches = new int[rows];
             }
-            for (int row = 0; row < rows; row++) {
-                int branch = -1;
-                for (int index = 0; index < ordinals.length; index++) {
-                    ColumnVector column = tested[index];
-                    // SQL: a null test is not true, so it falls through.
-                    if (!column.isNullAt(row) && column.getBoolean(row) == expected[index]) {
-                        branch = index;
-                        break;
+            int elseBranch = ordinals.length;
+            Arrays.fill(branches, 0, rows, elseBranch);
+            // Last test first, so a row's earliest true test is the one left in branches.
+            for (int index = ordinals.length - 1; index >= 0; index--) {
+                matchers[index].match(batch.column(ordinals[index]), rows, matches);
+                for (int row = 0; row < rows; row++) {
+                    if (matches[row]) {
+                        branches[row] = index;
                     }
                 }
-                Long value = branch >= 0 ? Long.valueOf(values[branch]) : caseWhen.elseValue();
-                if (value == null) {
+            }
+            DataType type = caseWhen.type();
+            OnHeapColumnVector out = output(rows, type);
+            Long elseValue = caseWhen.elseValue();
+            for (int row = 0; row < rows; row++) {
+                int branch = branches[row];
+                if (branch == elseBranch && elseValue == null) {
                     out.putNull(row);
                 }
                 else {
-                    put(out, row, value, type);
+                    put(out, row, branch == elseBranch ? elseValue : values[branch], type);
                 }
             }
             return out;

@@ -89,6 +89,66 @@ class AggregatePushdownTest
     }
 
     @Test
+    void caseWhenOverColumnEqualsLiteralMatchesSpark(@TempDir Path directory)
+    {
+        String path = mixed(directory);
+        // str: nulls, non-ASCII, 's<n>'; g, i: ints with nulls; dt: dates; dec: DECIMAL(12, 2) with nulls; l: bigint.
+        String[] queries = {
+                "SELECT sum(CASE WHEN str = 'Z' THEN 1 ELSE 0 END), sum(CASE WHEN 'é' = str THEN 1 ELSE 0 END), "
+                        + "sum(CASE WHEN str = 'no such value' THEN 1 ELSE 0 END), count(CASE WHEN str = 's17' THEN 1 END), "
+                        + "sum(CASE WHEN str = '' THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN str = 'Z' THEN 1 WHEN str = '中文' THEN 10 WHEN g = 2 THEN 100 ELSE NULL END), "
+                        + "max(CASE WHEN i = 7 THEN 3L WHEN dt = DATE '2020-01-05' THEN 4L END), "
+                        + "min(CASE WHEN g = 1 THEN 5 WHEN g = 1 THEN 6 ELSE -1 END), count(CASE WHEN g = 3 THEN 1 END) FROM t",
+                "SELECT sum(CASE WHEN dt = DATE '2020-03-01' THEN 1 ELSE 0 END), sum(CASE WHEN dt = DATE '1999-01-01' THEN 1 ELSE 0 END), "
+                        + "sum(CASE WHEN l = 997500000 THEN 1 ELSE 0 END), sum(CASE WHEN i = 31 - 50000 THEN 1 ELSE 0 END), "
+                        + "sum(CASE WHEN dec = -28766.00 THEN 1 ELSE 0 END), sum(CASE WHEN bool = true THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN str IN ('Z', 'é', 's1', 's17') THEN 1 ELSE 0 END), sum(CASE WHEN g IN (1, 3) THEN 2 ELSE 0 END), "
+                        + "sum(CASE WHEN str NOT IN ('Z', 's1') THEN 1 ELSE 0 END), sum(CASE WHEN g <> 1 THEN 1 ELSE 0 END), "
+                        + "sum(CASE WHEN NOT (str = 'Z') THEN 1 ELSE 0 END), sum(CASE WHEN dt IN (DATE '2020-01-01', DATE '2020-01-02') THEN 1 END) FROM t",
+                "SELECT g, sum(CASE WHEN str = 'Z' THEN 1 ELSE 0 END), sum(CASE WHEN i = 31 - 50000 THEN 1 WHEN str = 's17' THEN 2 END) FROM t GROUP BY g",
+                "SELECT sum(length(str)), max(str), sum(CASE WHEN str = 's17' THEN 1 ELSE 0 END), max(dt) FROM t",
+        };
+        for (String ansi : new String[] {"true", "false"}) {
+            spark.conf().set("spark.sql.ansi.enabled", ansi);
+            for (String query : queries) {
+                assertSameAsParquet(path, query, true, "ANSI " + ansi);
+            }
+        }
+        String explained = explain(on(gds(path), "SELECT sum(CASE WHEN str = 'it''s' THEN 1 WHEN dt = DATE '2020-01-05' THEN 2 "
+                + "WHEN g IN (1, 2) THEN 3 WHEN NOT (str = 'Z') THEN 4 ELSE 0 END) FROM t"));
+        assertTrue(explained.contains("pushedAggregates=[SUM(CASE WHEN str = 'it''s' THEN 1 WHEN dt = DATE '2020-01-05' THEN 2 "
+                + "WHEN g IN (1, 2) THEN 3 WHEN NOT (str = 'Z') THEN 4 ELSE 0 END)]"), explained);
+        // The same answers with pushdown off.
+        spark.conf().set("spark.ferry.gds.aggregatePushdown", "false");
+        assertSameAsParquet(path, queries[1], false, "pushdown off");
+    }
+
+    @Test
+    void caseWhenTestsWhoseEqualityIsNotBytesOrArriveCastAreLeftToSpark(@TempDir Path directory)
+    {
+        String path = mixed(directory);
+        String[] refused = {
+                "SELECT sum(CASE WHEN str COLLATE UTF8_LCASE = 'z' THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN CAST(i AS STRING) = '7' THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN d = 1.5 THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN f = 1.5 THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN ts = TIMESTAMP '2020-09-13 12:26:40' THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN big = 123456789.123 THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN str = NULL THEN 1 ELSE 0 END), sum(CASE WHEN i = g THEN 1 ELSE 0 END) FROM t",
+                "SELECT sum(CASE WHEN str <=> 'Z' THEN 1 ELSE 0 END) FROM t",
+        };
+        for (String query : refused) {
+            assertSameAsParquet(path, query, false, "refused");
+        }
+        // A column whose collation is not UTF8_BINARY: its equality is not byte equality ('A1' = 'a1').
+        String collated = directory.resolve("collated").toString();
+        spark.range(0, 300, 1, 2).selectExpr("CAST(concat(CASE WHEN id % 2 = 0 THEN 'a' ELSE 'A' END, CAST(id % 3 AS STRING)) AS STRING COLLATE UTF8_LCASE) AS c")
+                .write().parquet(collated);
+        assertSameAsParquet(collated, "SELECT sum(CASE WHEN c = 'A1' THEN 1 ELSE 0 END) FROM t", false, "collated");
+    }
+
+    @Test
     void countStarAloneIsAnsweredFromRowCounts(@TempDir Path directory)
     {
         String path = mixed(directory);
@@ -159,6 +219,7 @@ class AggregatePushdownTest
                 "SELECT q, p, min(id) FROM t GROUP BY q, p",
                 "SELECT count(p), sum(p), max(p), min(q), max(q), count(*) FROM t",
                 "SELECT count(*) FROM t GROUP BY q",
+                "SELECT p, sum(CASE WHEN q = 'x' THEN 1 ELSE 0 END), count(CASE WHEN p = 1 THEN 1 END) FROM t GROUP BY p",
         };
         for (String query : queries) {
             assertSameAsParquet(path, query, true, "partitioned");
