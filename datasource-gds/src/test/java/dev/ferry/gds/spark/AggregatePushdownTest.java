@@ -108,6 +108,9 @@ class AggregatePushdownTest
                         + "sum(CASE WHEN NOT (str = 'Z') THEN 1 ELSE 0 END), sum(CASE WHEN dt IN (DATE '2020-01-01', DATE '2020-01-02') THEN 1 END) FROM t",
                 "SELECT g, sum(CASE WHEN str = 'Z' THEN 1 ELSE 0 END), sum(CASE WHEN i = 31 - 50000 THEN 1 WHEN str = 's17' THEN 2 END) FROM t GROUP BY g",
                 "SELECT sum(length(str)), max(str), sum(CASE WHEN str = 's17' THEN 1 ELSE 0 END), max(dt) FROM t",
+                // Literals of another type: Spark folds or unwraps the cast (UnwrapCastInBinaryComparison), so they arrive in the column's type.
+                "SELECT sum(CASE WHEN b = 5 THEN 1 ELSE 0 END), sum(CASE WHEN s = -14993 THEN 1 ELSE 0 END), sum(CASE WHEN dt = '2020-01-05' THEN 1 ELSE 0 END), "
+                        + "sum(CASE WHEN dec = -28766 THEN 1 ELSE 0 END), sum(CASE WHEN i = -49969L THEN 1 ELSE 0 END) FROM t",
         };
         for (String ansi : new String[] {"true", "false"}) {
             spark.conf().set("spark.sql.ansi.enabled", ansi);
