@@ -62,7 +62,7 @@ public final class GdsConfigKeys
     public static final ConfigKey<Boolean> AGGREGATE_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.aggregatePushdown", true,
             "Let Spark push COUNT, SUM, MIN and MAX (and AVG, which Spark then splits into SUM and COUNT) into the scan, with or "
                     + "without GROUP BY over columns, when no filter stays above the scan: inputs may be columns, length(string) and "
-                    + "CASE WHEN boolean-column tests THEN integer literals. Each task returns partial results that Spark finishes; "
+                    + "CASE WHEN tests of a column against literals (=, <>, IN, NOT) THEN integer literals. Each task returns partial results that Spark finishes; "
                     + "COUNT(*) alone is answered from row-group row counts. Anything the scan cannot compute exactly as Spark does "
                     + "(DISTINCT, other expressions or types) is left to Spark.");
 
