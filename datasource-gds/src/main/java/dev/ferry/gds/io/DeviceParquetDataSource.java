@@ -21,11 +21,13 @@ import static java.util.Objects.requireNonNull;
  * {@link #readToDevice} moves the planned requests onto device {@code device}, and each read's real
  * outcome (true direct, cuFile compatibility mode, POSIX) is counted with its bytes.
  *
- * <p>Decode still runs on the host in this build (GPU page decode is a later step), so
- * {@link #readRequests} copies each device-resident request back to a host buffer for the decoder
- * and frees the device memory; that device-to-host crossing is counted
- * ({@link ReadCounters#deviceToHostBytes()}) with the one into the device. A device consumer takes {@link #readToDevice}'s {@link DeviceRange}s
- * directly instead and skips that copy; nothing else in the reader has to change.
+ * <p>The reader's pages still come through parquet-mr's page reader, which parses page headers
+ * from host bytes, so {@link #readRequests} copies each device-resident request back to a host
+ * buffer and frees the device memory; that device-to-host crossing is counted
+ * ({@link ReadCounters#deviceToHostBytes()}) with the one into the device. The device decoder then
+ * uploads the chunk's page bodies again, compressed as stored ({@code CudaColumnChunkDecoder}):
+ * parsing the headers on the device, or from the offset index, and decoding from the
+ * {@link DeviceRange}s {@link #readToDevice} leaves would skip both copies; not done yet.
  */
 public abstract class DeviceParquetDataSource
         extends AbstractParquetDataSource
