@@ -146,20 +146,25 @@ public final class GpuDataLoad
 
     /**
      * The consumer of one partition: sums every batch through the ArrowDeviceArray layout, then releases it;
-     * then, for the check only, sums the batch's verification copy.
+     * then, for the check only, sums the batch's verification copy. {@link #handedOver} is where a test
+     * stands in for the cuda backend's hand-over.
      */
-    private static final class SumColumns
+    static class SumColumns
             implements DevicePartitionFunction<ColumnChecksums>
     {
         private static final long serialVersionUID = 1L;
 
+        /** Called with each batch as the consumer receives it, before it reads the batch. */
+        void handedOver(ExportedDeviceBatch batch) {}
+
         @Override
-        public ColumnChecksums call(DevicePartition partition)
+        public final ColumnChecksums call(DevicePartition partition)
                 throws Exception
         {
             ColumnChecksums checksums = new ColumnChecksums(partition.schema());
             Optional<ExportedDeviceBatch> batch;
             while ((batch = partition.nextBatch()).isPresent()) {
+                handedOver(batch.get());
                 checksums.accept(batch.get().address(), partition.schema());
                 checksums.verify(batch.get(), partition.schema());
             }

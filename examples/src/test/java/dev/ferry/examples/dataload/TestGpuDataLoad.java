@@ -1,10 +1,7 @@
 package dev.ferry.examples.dataload;
 
 import java.nio.file.Path;
-import java.util.Optional;
 
-import dev.ferry.gds.api.DevicePartition;
-import dev.ferry.gds.api.DevicePartitionFunction;
 import dev.ferry.gds.api.ExportedDeviceBatch;
 import dev.ferry.gds.api.PartitionResult;
 import dev.ferry.gds.device.ArrowDeviceArrayLayout;
@@ -102,22 +99,14 @@ class TestGpuDataLoad
 
     /** Marks each exported array as CUDA memory before the consumer sees it, as the cuda backend hands it over. */
     private static final class ConsumerHandedDevicePointers
-            implements DevicePartitionFunction<ColumnChecksums>
+            extends GpuDataLoad.SumColumns
     {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public ColumnChecksums call(DevicePartition partition)
-                throws Exception
+        void handedOver(ExportedDeviceBatch batch)
         {
-            ColumnChecksums checksums = new ColumnChecksums(partition.schema());
-            Optional<ExportedDeviceBatch> batch;
-            while ((batch = partition.nextBatch()).isPresent()) {
-                MemoryUtil.putInt(batch.get().address() + ArrowDeviceArrayLayout.DEVICE_TYPE, ArrowDeviceArrayLayout.ARROW_DEVICE_CUDA);
-                checksums.accept(batch.get().address(), partition.schema());
-                checksums.verify(batch.get(), partition.schema());
-            }
-            return checksums;
+            MemoryUtil.putInt(batch.address() + ArrowDeviceArrayLayout.DEVICE_TYPE, ArrowDeviceArrayLayout.ARROW_DEVICE_CUDA);
         }
     }
 }
