@@ -4,6 +4,8 @@ import dev.ferry.gds.device.ArrowDeviceUpload;
 import dev.ferry.gds.device.DeviceColumn;
 import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.io.PageArrays;
+import dev.ferry.gds.io.ResidentChunk;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.VersionParser;
@@ -14,6 +16,7 @@ import org.apache.spark.sql.types.StructField;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -56,6 +59,31 @@ public interface ColumnChunkDecoder
      */
     void start(PageReadStore pages, VersionParser.ParsedVersion writerVersion, PageChecks checks, Map<ColumnPath, Set<Encoding>> encodings,
             long[] rangeFrom, long[] rangeTo, PageArrays pageArrays);
+
+    /**
+     * The path of the one chunk this decoder reads where a device route leaves it in device memory,
+     * in a row group whose chunks use {@code encodings} and {@code codecs} (by column path); empty:
+     * its chunks come through parquet-mr. For a path given, the reader reads that chunk with
+     * {@code DeviceParquetDataSource.readResident} and calls {@link #startResident} instead of
+     * {@link #start}. Depends only on the decoder's layout, fixed at construction, and its arguments
+     * (it is asked on the prefetch thread too).
+     */
+    default Optional<ColumnPath> residentChunk(Map<ColumnPath, Set<Encoding>> encodings, Map<ColumnPath, CompressionCodecName> codecs)
+    {
+        return Optional.empty();
+    }
+
+    /**
+     * Starts a row group whose chunk for this column sits in device memory ({@link #residentChunk}
+     * said yes), compressed with {@code codec}: {@code valueCount} values as the footer says; {@code rowGroup} holds the row
+     * group's other columns (its row count is this chunk's). The caller closes {@code chunk} after
+     * this returns.
+     */
+    default void startResident(ResidentChunk chunk, CompressionCodecName codec, long valueCount, PageReadStore rowGroup, VersionParser.ParsedVersion writerVersion, PageChecks checks,
+            Map<ColumnPath, Set<Encoding>> encodings, PageArrays pageArrays)
+    {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " does not read chunks in device memory");
+    }
 
     /** Decodes the next {@code rows} rows into a new vector from {@code allocator}; the caller owns it. */
     FieldVector decode(int rows, BufferAllocator allocator, String timeZone, String file);

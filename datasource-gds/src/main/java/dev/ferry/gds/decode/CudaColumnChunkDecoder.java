@@ -10,6 +10,10 @@ import dev.ferry.gds.device.DeviceColumn;
 import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.io.CompressedPageCapture;
 import dev.ferry.gds.io.PageArrays;
+import dev.ferry.gds.io.ResidentChunk;
+import dev.ferry.gds.decode.cuda.DevicePageHeaders;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.util.HadoopCodecs;
 import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -66,6 +70,8 @@ final class CudaColumnChunkDecoder
     private static final Logger LOG = LoggerFactory.getLogger(CudaColumnChunkDecoder.class);
     /** Reasons already logged in this JVM for chunks decompressed on the CPU and decoded on the device (each is also counted per reader). */
     private static final Set<String> HOST_DECOMPRESSION_LOGGED = ConcurrentHashMap.newKeySet();
+    /** Reasons already logged in this JVM for resident chunks given back to the CPU decoder (each is also counted per reader). */
+    private static final Set<String> RESIDENT_GIVEN_BACK_LOGGED = ConcurrentHashMap.newKeySet();
 
     private final CpuColumnChunkDecoder cpu;
     private final DeviceBufferKernels kernels;
@@ -224,6 +230,82 @@ final class CudaColumnChunkDecoder
         cpu.start(new ReplayedPages(pages, descriptor, dictionary, copies, raw.getTotalValueCount()), writerVersion, checks, encodings, null, null, pageArrays);
     }
 
+    @Override
+    public Optional<ColumnPath> residentChunk(Map<ColumnPath, Set<Encoding>> encodings, Map<ColumnPath, CompressionCodecName> codecs)
+    {
+        if (kernels == null || kind.isEmpty() || cpu.leaves().size() != 1 || !cpu.deviceSupport(encodings).supported()) {
+            return Optional.empty();
+        }
+        ColumnPath path = ColumnPath.get(cpu.leaves().get(0).descriptor.getPath());
+        CompressionCodecName codec = codecs.get(path);
+        // The kernels must be able to decompress the chunk where it lies: a chunk the CPU would decompress comes through parquet-mr.
+        if (codec == null || (codec != CompressionCodecName.UNCOMPRESSED && kernels.cannotDecompress(codec).isPresent())) {
+            return Optional.empty();
+        }
+        return Optional.of(path);
+    }
+
+    /**
+     * The chunk decoded where the GDS read left it: its page headers walked on the device
+     * ({@link DevicePageHeaders}, descriptors read back as framing), its bodies staged and
+     * decompressed on the device, decoded by the kernels, with no byte of it uploaded or copied
+     * back. Pages the kernels do not decode give the chunk back to the CPU with the reason: its bytes
+     * come down once (counted as row data crossing back) and are replayed from the walked headers.
+     */
+    @Override
+    public void startResident(ResidentChunk resident, CompressionCodecName codec, long valueCount, PageReadStore rowGroup, VersionParser.ParsedVersion writerVersion, PageChecks checks,
+            Map<ColumnPath, Set<Encoding>> encodings, PageArrays pageArrays)
+    {
+        closeChunk();
+        chunkRefusal = null;
+        cursor = 0;
+        LeafNode leaf = cpu.leaves().get(0);
+        ColumnDescriptor descriptor = leaf.descriptor;
+        long length = resident.range().length();
+        long address = kernels.borrow(resident.buffer(), resident.offset(), length);
+        DevicePageHeaders.Walked walked;
+        ChunkPages layout;
+        Optional<String> refusal;
+        try {
+            walked = DevicePageHeaders.walk(kernels, file, List.of(new DevicePageHeaders.Chunk(leaf.path, resident.range().position(), address, length, valueCount)),
+                    checks.maxPageBytes()).get(0);
+            layout = ChunkPages.resident(walked.pages(), codec, descriptor.getMaxDefinitionLevel());
+            refusal = layout.refusal();
+            if (refusal.isEmpty() && layout.rowCount() != rowGroup.getRowCount()) {
+                throw new CorruptParquetException(file, "column " + leaf.path + " has " + layout.rowCount() + " values in a row group of " + rowGroup.getRowCount() + " rows");
+            }
+            if (refusal.isEmpty()) {
+                try {
+                    chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getMaxDefinitionLevel(), layout, address);
+                    counts.addResident(layout.decodedBodyBytes(), walked.framingBytes() + chunk.framingBytes(), layout.codec().isPresent());
+                    return;
+                }
+                catch (DeviceChunkRefusedException e) {
+                    refusal = Optional.of(e.getMessage());
+                }
+            }
+        }
+        finally {
+            kernels.giveBack(address);
+        }
+        chunkRefusal = refusal.get();
+        counts.residentGivenBack(chunkRefusal);
+        if (RESIDENT_GIVEN_BACK_LOGGED.add(chunkRefusal)) {
+            LOG.info("Device decoder: a chunk read into device memory goes back to the CPU decoder, its bytes copied down once ({}); first in {} column {}", chunkRefusal,
+                    file, leaf.path);
+        }
+        // parquet-mr's CPU codecs, only for this copy: every body is decompressed into a page of its own before they are released.
+        CompressionCodecFactory codecs = HadoopCodecs.newFactory(0);
+        ReplayedPages replayed;
+        try {
+            replayed = WalkedPagesOnHost.of(rowGroup, descriptor, resident.copyToHost(), walked.pages(), codec, valueCount, codecs, file, leaf.path);
+        }
+        finally {
+            codecs.release();
+        }
+        cpu.start(replayed, writerVersion, checks, encodings, null, null, pageArrays);
+    }
+
     // The chunk's deferred bodies decompressed on the CPU (each once, into copies): the kernels then read them as stored uncompressed.
     private ReadChunk decompressedOnHost(ReadChunk read, LeafNode leaf)
     {
@@ -355,6 +437,7 @@ final class CudaColumnChunkDecoder
 
     private void closeChunk()
     {
+
         if (chunk != null) {
             chunk.close();
             chunk = null;

@@ -19,6 +19,8 @@ public final class DevicePageCounts
     private long decodedBytes;
     private long framingBytes;
     private long decompressedChunks;
+    private long residentChunks;
+    private final Map<String, Long> residentGivenBack = new TreeMap<>();
 
     void add(long uploaded, long decoded, long framing, boolean decompressed)
     {
@@ -28,6 +30,19 @@ public final class DevicePageCounts
         if (decompressed) {
             decompressedChunks++;
         }
+    }
+
+    /** A resident chunk the kernels decoded where the read left it: nothing uploaded, its headers and framing read back. */
+    void addResident(long decoded, long framing, boolean decompressed)
+    {
+        residentChunks++;
+        add(0, decoded, framing, decompressed);
+    }
+
+    /** A resident chunk given back to the CPU decoder (its bytes came down once), by reason. */
+    void residentGivenBack(String reason)
+    {
+        residentGivenBack.merge(reason, 1L, Long::sum);
     }
 
     void decompressedOnHost(String reason)
@@ -68,10 +83,23 @@ public final class DevicePageCounts
         return decompressedChunks;
     }
 
+    /** Chunks the kernels decoded in the device memory a GDS read left them in: no upload, no copy back. */
+    public long residentChunks()
+    {
+        return residentChunks;
+    }
+
+    /** Resident chunks given back to the CPU decoder (pages the kernels do not decode), by reason; each crossed back once. */
+    public Map<String, Long> residentGivenBack()
+    {
+        return Map.copyOf(residentGivenBack);
+    }
+
     @Override
     public String toString()
     {
         return "device pages: " + uploadedBytes + " bytes uploaded, " + decodedBytes + " decoded, " + framingBytes + " framing bytes read back, "
-                + decompressedChunks + " chunks decompressed on the device" + (decompressedOnHost.isEmpty() ? "" : ", decompressed on the CPU first: " + decompressedOnHost);
+                + decompressedChunks + " chunks decompressed on the device, " + residentChunks + " decoded where the read left them"
+                + (residentGivenBack.isEmpty() ? "" : ", resident chunks given back to the CPU: " + residentGivenBack) + (decompressedOnHost.isEmpty() ? "" : ", decompressed on the CPU first: " + decompressedOnHost);
     }
 }

@@ -270,7 +270,7 @@ public abstract class AbstractParquetDataSource
         }
     }
 
-    private void checkWithinFile(DiskRange range)
+    protected final void checkWithinFile(DiskRange range)
     {
         if (range.end() > size) {
             throw new CorruptParquetException(id, "range " + range.position() + "+" + range.length() + " reaches beyond the end of the file (" + size + " bytes)");

@@ -7,6 +7,7 @@ import dev.ferry.device.memory.BufferAllocator;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -21,13 +22,13 @@ import static java.util.Objects.requireNonNull;
  * {@link #readToDevice} moves the planned requests onto device {@code device}, and each read's real
  * outcome (true direct, cuFile compatibility mode, POSIX) is counted with its bytes.
  *
- * <p>The reader's pages still come through parquet-mr's page reader, which parses page headers
- * from host bytes, so {@link #readRequests} copies each device-resident request back to a host
- * buffer and frees the device memory; that device-to-host crossing is counted
- * ({@link ReadCounters#deviceToHostBytes()}) with the one into the device. The device decoder then
- * uploads the chunk's page bodies again, compressed as stored ({@code CudaColumnChunkDecoder}):
- * parsing the headers on the device, or from the offset index, and decoding from the
- * {@link DeviceRange}s {@link #readToDevice} leaves would skip both copies; not done yet.
+ * <p>Two ways on from device memory. A column chunk the device decoder takes where it lies
+ * ({@link #readResident}: a flat chunk of device batches for a decoder on this device) stays there:
+ * its page headers are walked on the device and its bodies decoded by the kernels, so no byte of it
+ * comes back ({@link ReadCounters#residentChunks()}). Every other read goes through parquet-mr's
+ * page reader, which parses page headers from host bytes, so {@link #readRequests} copies each
+ * device-resident request back to a host buffer and frees the device memory; that crossing is
+ * counted ({@link ReadCounters#plannedDeviceToHostBytes()}) with the one into the device.
  */
 public abstract class DeviceParquetDataSource
         extends AbstractParquetDataSource
@@ -50,6 +51,49 @@ public abstract class DeviceParquetDataSource
      */
     public abstract List<DeviceRange> readToDevice(List<DiskRange> requests)
             throws IOException;
+
+    /**
+     * Reads each of {@code chunks} (column chunks of the file, one request each) into device memory
+     * and leaves it there for a decoder on this device: nothing is copied back unless the decoder
+     * gives a chunk back ({@link ResidentChunk#copyToHost}, counted). Counted as planned reads. The
+     * caller closes every chunk; on failure nothing stays allocated.
+     */
+    public final List<ResidentChunk> readResident(List<DiskRange> chunks)
+            throws IOException
+    {
+        for (DiskRange chunk : chunks) {
+            checkWithinFile(chunk);
+        }
+        long start = System.nanoTime();
+        List<DeviceRange> read = readToDevice(chunks);
+        counters().recordWait(System.nanoTime() - start);
+        List<ResidentChunk> resident = new ArrayList<>(read.size());
+        for (DeviceRange range : read) {
+            counters().recordRequest(range.range().length());
+            counters().recordResidentChunk();
+            resident.add(new ResidentChunk(this, range));
+        }
+        return resident;
+    }
+
+    /** Whether this route's device memory is {@code runtime}'s device {@code ordinal}: the memory a decoder there can read in place. */
+    public final boolean readsInto(DeviceRuntime other, int ordinal)
+    {
+        return runtime == other && device == ordinal;
+    }
+
+    // A resident chunk given back to the host decoder: the one copy down, counted as row data.
+    final ByteBuffer copyToHost(DeviceRange range)
+    {
+        ByteBuffer host = ByteBuffer.allocate(range.range().length());
+        try (DeviceStream stream = runtime.newStream(device)) {
+            stream.copyToHost(range.buffer(), range.offset(), host);
+            stream.synchronize();
+        }
+        host.flip();
+        counters().recordPlannedDeviceToHost(range.range().length());
+        return host;
+    }
 
     /** The path this route's reads of this file take (the cuFile/O_DIRECT verdict on GDS, POSIX on BOUNCE). */
     public abstract ReadPath readPath();
@@ -94,7 +138,7 @@ public abstract class DeviceParquetDataSource
                 }
                 stream.synchronize();
             }
-            resident.forEach(range -> counters().recordDeviceToHost(range.range().length()));
+            resident.forEach(range -> counters().recordPlannedDeviceToHost(range.range().length()));
             return buffers;
         }
         finally {

@@ -23,6 +23,8 @@ public final class ReadCounters
     private final AtomicLong hostToDeviceBytes = new AtomicLong();
     private final AtomicLong storageToDeviceBytes = new AtomicLong();
     private final AtomicLong deviceToHostBytes = new AtomicLong();
+    private final AtomicLong plannedDeviceToHostBytes = new AtomicLong();
+    private final AtomicLong residentChunks = new AtomicLong();
 
     void recordRequest(long byteCount)
     {
@@ -68,6 +70,19 @@ public final class ReadCounters
         deviceToHostBytes.addAndGet(byteCount);
     }
 
+    /** Bytes of planned reads (column chunks, page indexes: row data) copied back to host memory; also in {@link #deviceToHostBytes}. */
+    void recordPlannedDeviceToHost(long byteCount)
+    {
+        deviceToHostBytes.addAndGet(byteCount);
+        plannedDeviceToHostBytes.addAndGet(byteCount);
+    }
+
+    /** Column chunks read into device memory and left there for a device decoder (no copy back). */
+    void recordResidentChunk()
+    {
+        residentChunks.incrementAndGet();
+    }
+
     /** Bytes that crossed PCIe from host memory into device memory. */
     public long hostToDeviceBytes()
     {
@@ -84,6 +99,21 @@ public final class ReadCounters
     public long deviceToHostBytes()
     {
         return deviceToHostBytes.get();
+    }
+
+    /**
+     * Of {@link #deviceToHostBytes}, the bytes of planned reads (column chunks, page indexes): row
+     * data that crossed back to the host; the rest is the footer and unplanned reads.
+     */
+    public long plannedDeviceToHostBytes()
+    {
+        return plannedDeviceToHostBytes.get();
+    }
+
+    /** Column chunks read into device memory and decoded there, never copied back ({@link DeviceParquetDataSource#readResident}). */
+    public long residentChunks()
+    {
+        return residentChunks.get();
     }
 
     /** Bytes read into device memory by DMA from storage (cuFile with GDS; O_DIRECT into the simulated arena). */

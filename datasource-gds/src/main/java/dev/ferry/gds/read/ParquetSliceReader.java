@@ -22,10 +22,12 @@ import dev.ferry.gds.footer.FooterCache;
 import dev.ferry.gds.footer.FooterReader;
 import dev.ferry.gds.io.BoundedCodecFactory;
 import dev.ferry.gds.io.CompressedPageCapture;
+import dev.ferry.gds.io.DeviceParquetDataSource;
 import dev.ferry.gds.io.DiskRange;
 import dev.ferry.gds.io.PageArrays;
 import dev.ferry.gds.io.ParquetDataSource;
 import dev.ferry.gds.io.PrefetchedRanges;
+import dev.ferry.gds.io.ResidentChunk;
 import dev.ferry.gds.io.SeamInputFile;
 import dev.ferry.gds.parquet.CalendarRebase;
 import dev.ferry.gds.parquet.CorruptParquetException;
@@ -64,6 +66,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -138,6 +141,10 @@ public final class ParquetSliceReader
     private long decodedHostBytes;
     private long decodedDeviceBytes;
     private final DevicePageCounts devicePageCounts = new DevicePageCounts();
+    // Device batches: the target, and this row group's chunks a device route left in device memory for the decoders (closed once started).
+    private DeviceTarget deviceTarget;
+    private Map<ColumnPath, ResidentChunk> residentChunks = Map.of();
+    private volatile boolean closed;
 
     public ParquetSliceReader(FileSlice slice, ParquetDataSource source, GdsReadSettings settings, ParquetReadOptions options,
             StructType dataReadSchema, BufferAllocator allocator, Optional<ExecutorService> prefetcher, Optional<RowFilter> rowFilter)
@@ -292,6 +299,7 @@ public final class ParquetSliceReader
         }
         if (!deviceShapeChosen && nextBlock == 0 && rowsLeft == 0) {
             shape = DeviceDecoders.forTarget(shape, target, deviceKernels, source.id(), capture, devicePageCounts);
+            deviceTarget = target;
         }
         deviceShapeChosen = true;
         while (rowsLeft == 0) {
@@ -578,7 +586,20 @@ public final class ParquetSliceReader
             ahead = prefetcher.get().submit(() -> fetch(next));
         }
         fetched.buffers().forEach(prefetched::add);
-        readPages(index);
+        residentChunks = fetched.resident();
+        try {
+            readPages(index);
+        }
+        finally {
+            // The decoders copied what they need from the resident chunks (or gave them back): their device memory goes now.
+            closeResident(residentChunks);
+            residentChunks = Map.of();
+        }
+    }
+
+    private static void closeResident(Map<ColumnPath, ResidentChunk> chunks)
+    {
+        chunks.values().forEach(ResidentChunk::close);
     }
 
     private Fetched take(int index)
@@ -624,6 +645,8 @@ public final class ParquetSliceReader
         if (pageFilter != null || spans.get(index) != null) {
             PageIndexes.ranges(block, wanted).ifPresent(ranges::add);
         }
+        Map<ColumnPath, DiskRange> residentRanges = new LinkedHashMap<>();
+        Set<ColumnPath> resident = residentPaths(block, index);
         for (ColumnChunkMetaData chunk : block.getColumns()) {
             if (wanted.contains(chunk.getPath())) {
                 long start = chunk.getStartingPos();
@@ -631,16 +654,73 @@ public final class ParquetSliceReader
                 if (start < 0 || size < 0 || size > Integer.MAX_VALUE) {
                     throw new CorruptParquetException(source.id(), "column " + chunk.getPath() + " claims " + size + " bytes at offset " + start);
                 }
-                ranges.add(new DiskRange(start, (int) size));
+                if (resident.contains(chunk.getPath())) {
+                    residentRanges.put(chunk.getPath(), new DiskRange(start, (int) size));
+                }
+                else {
+                    ranges.add(new DiskRange(start, (int) size));
+                }
             }
         }
+        Map<ColumnPath, ResidentChunk> residentRead = readResident(residentRanges);
         // Keyed by the coalesced requests, not by chunk: parquet-mr asks for runs of adjacent chunks as
         // one range, and a run inside one request is then served as a view of its buffer, not copied together.
         Map<DiskRange, DiskRange> requests = new HashMap<>();
         for (DiskRange request : source.plan(ranges)) {
             requests.put(request, request);
         }
-        return new Fetched(source.planRead(requests));
+        Fetched fetched;
+        try {
+            fetched = new Fetched(source.planRead(requests), residentRead);
+        }
+        catch (IOException | RuntimeException | Error e) {
+            closeResident(residentRead);
+            throw e;
+        }
+        if (closed) {
+            // Closed while this prefetch ran: nobody will start this row group.
+            closeResident(residentRead);
+            return new Fetched(Map.of(), Map.of());
+        }
+        return fetched;
+    }
+
+    /**
+     * The chunks of row group {@code index} the device decoders read where a device route leaves
+     * them ({@link ColumnChunkDecoder#residentChunk}): only for device batches whose target is the
+     * route's own device memory, for row groups read whole (no page filter, no span).
+     */
+    private Set<ColumnPath> residentPaths(BlockMetaData block, int index)
+    {
+        if (deviceTarget == null || pageFilter != null || spans.get(index) != null || !(source instanceof DeviceParquetDataSource device)
+                || !device.readsInto(deviceTarget.runtime(), deviceTarget.device())) {
+            return Set.of();
+        }
+        Map<ColumnPath, Set<Encoding>> encodings = encodings(block);
+        Map<ColumnPath, CompressionCodecName> codecs = new HashMap<>();
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+            codecs.put(chunk.getPath(), chunk.getCodec());
+        }
+        Set<ColumnPath> paths = new HashSet<>();
+        for (ColumnChunkDecoder column : shape.columns()) {
+            column.residentChunk(encodings, codecs).ifPresent(paths::add);
+        }
+        return paths;
+    }
+
+    private Map<ColumnPath, ResidentChunk> readResident(Map<ColumnPath, DiskRange> ranges)
+            throws IOException
+    {
+        if (ranges.isEmpty()) {
+            return Map.of();
+        }
+        List<ColumnPath> paths = new ArrayList<>(ranges.keySet());
+        List<ResidentChunk> read = ((DeviceParquetDataSource) source).readResident(new ArrayList<>(ranges.values()));
+        Map<ColumnPath, ResidentChunk> resident = new LinkedHashMap<>();
+        for (int i = 0; i < paths.size(); i++) {
+            resident.put(paths.get(i), read.get(i));
+        }
+        return resident;
     }
 
     /**
@@ -670,7 +750,7 @@ public final class ParquetSliceReader
             requests.put(request, request);
         }
         buffers.putAll(source.planRead(requests));
-        return new Fetched(buffers);
+        return new Fetched(buffers, Map.of());
     }
 
     private void readPages(int blockIndex)
@@ -703,7 +783,10 @@ public final class ParquetSliceReader
                 rowsLeft = 0;
                 return;
             }
-            if (ranges == null) {
+            if (ranges == null && !residentChunks.isEmpty()) {
+                pages = readWithoutResidentChunks();
+            }
+            else if (ranges == null) {
                 pages = reader.readNextRowGroup();
             }
             else if (span == null) {
@@ -744,8 +827,20 @@ public final class ParquetSliceReader
                 to[index] = list.get(index).to;
             }
         }
+        Map<ColumnPath, Long> valueCounts = new HashMap<>();
+        Map<ColumnPath, CompressionCodecName> codecs = new HashMap<>();
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+            valueCounts.put(chunk.getPath(), chunk.getValueCount());
+            codecs.put(chunk.getPath(), chunk.getCodec());
+        }
         for (ColumnChunkDecoder column : shape.columns()) {
             try {
+                Optional<ColumnPath> resident = residentChunks.isEmpty() ? Optional.empty() : column.residentChunk(encodings, codecs);
+                if (resident.isPresent() && residentChunks.containsKey(resident.get())) {
+                    column.startResident(residentChunks.get(resident.get()), codecs.get(resident.get()), valueCounts.get(resident.get()), pages, writerVersion, checks,
+                            encodings, pageArrays);
+                    continue;
+                }
                 column.start(pages, writerVersion, checks, encodings, from, to, pageArrays);
             }
             catch (FerryException e) {
@@ -754,6 +849,25 @@ public final class ParquetSliceReader
             catch (RuntimeException e) {
                 throw new CorruptParquetException(source.id(), "cannot read the first page of column " + String.join(", ", column.leafPaths()) + ": " + describe(e), e);
             }
+        }
+    }
+
+    // The row group through parquet-mr without the chunks already in device memory: they are decoded where they lie.
+    private PageReadStore readWithoutResidentChunks()
+            throws IOException
+    {
+        List<ColumnDescriptor> others = new ArrayList<>();
+        for (ColumnDescriptor column : shape.requestedSchema().getColumns()) {
+            if (!residentChunks.containsKey(ColumnPath.get(column.getPath()))) {
+                others.add(column);
+            }
+        }
+        reader.setRequestedSchema(others);
+        try {
+            return reader.readNextRowGroup();
+        }
+        finally {
+            reader.setRequestedSchema(shape.requestedSchema());
         }
     }
 
@@ -969,16 +1083,34 @@ public final class ParquetSliceReader
     public void close()
             throws IOException
     {
-        if (ahead != null) {
+        closed = true;
+        if (ahead != null && deviceTarget == null) {
             ahead.cancel(true);
             ahead = null;
         }
+        if (ahead != null) {
+            // Not interrupted: a prefetch that already read chunks into device memory must finish to free them (it sees closed).
+            if (!ahead.cancel(false)) {
+                try {
+                    closeResident(ahead.get().resident());
+                }
+                catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                catch (ExecutionException e) {
+                    // The prefetch failed and freed what it read; the failure belongs to a row group nobody reads.
+                }
+            }
+            ahead = null;
+        }
+        closeResident(residentChunks);
+        residentChunks = Map.of();
         prefetched.clear();
         // A reader closed mid-row-group (a LIMIT) frees what the device decoder holds for the chunk.
         shape.columns().forEach(ColumnChunkDecoder::release);
         reader.close();
     }
 
-    // The fetched buffers, keyed by the file range each holds.
-    private record Fetched(Map<DiskRange, ByteBuffer> buffers) {}
+    // The fetched host buffers, keyed by the file range each holds, and the chunks left in device memory, by column.
+    private record Fetched(Map<DiskRange, ByteBuffer> buffers, Map<ColumnPath, ResidentChunk> resident) {}
 }

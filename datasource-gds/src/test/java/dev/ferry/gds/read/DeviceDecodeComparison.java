@@ -20,6 +20,9 @@ import dev.ferry.gds.footer.FooterReader;
 import dev.ferry.gds.io.BoundedCodecFactory;
 import dev.ferry.gds.io.PrefetchedRanges;
 import dev.ferry.gds.io.ReadPlanning;
+import dev.ferry.gds.io.AbstractParquetDataSource;
+import dev.ferry.gds.io.ParquetDataSource;
+import dev.ferry.gds.io.ReadCounters;
 import dev.ferry.gds.io.TestingParquetDataSource;
 import dev.ferry.gds.parquet.FileSlice;
 import dev.ferry.gds.parquet.SourceFile;
@@ -86,8 +89,12 @@ public final class DeviceDecodeComparison
         }
     }
 
-    /** One file compared: column chunks the device decoder took, fallbacks by reason, what its chunks uploaded, the runtime's host-to-device bytes. */
-    public record FileResult(long deviceChunks, Map<String, Long> fallbacks, DevicePageCounts counts, long hostToDeviceBytes) {}
+    /**
+     * One file compared: column chunks the device decoder took, fallbacks by reason, what its chunks
+     * uploaded, the runtime's host-to-device bytes, and what the device side's data source read and
+     * copied back ({@link #compareFileThrough}; empty for the in-memory source).
+     */
+    public record FileResult(long deviceChunks, Map<String, Long> fallbacks, DevicePageCounts counts, long hostToDeviceBytes, Optional<ReadCounters> deviceSideReads) {}
 
     private static final int BATCH_ROWS = 1000;
     private static DevicePageCounts lastCounts;
@@ -98,6 +105,9 @@ public final class DeviceDecodeComparison
 
     private static DeviceRuntime runtime;
     private static Optional<Function<DeviceTarget, DeviceBufferKernels>> kernelFactory;
+    // The device side's data source (a device route over the runtime); empty: the file's bytes in memory, as the host side reads them.
+    private static Optional<Function<Path, ParquetDataSource>> deviceSideSource = Optional.empty();
+    private static ReadCounters lastReads;
     private static long hostNanos;
     private static long deviceNanos;
 
@@ -254,7 +264,13 @@ public final class DeviceDecodeComparison
         ParquetSliceReader reader(GdsReadSettings settings, ParquetReadOptions options, RootAllocator allocator)
                 throws IOException
         {
-            return new ParquetSliceReader(slice, DeviceDecodeComparison.source(bytes), settings, options, schema, allocator, Optional.empty(), Optional.empty());
+            return reader(settings, options, allocator, DeviceDecodeComparison.source(bytes));
+        }
+
+        ParquetSliceReader reader(GdsReadSettings settings, ParquetReadOptions options, RootAllocator allocator, ParquetDataSource source)
+                throws IOException
+        {
+            return new ParquetSliceReader(slice, source, settings, options, schema, allocator, Optional.empty(), Optional.empty());
         }
     }
 
@@ -266,12 +282,39 @@ public final class DeviceDecodeComparison
     public static FileResult compareFile(DeviceRuntime deviceRuntime, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, Path path)
             throws IOException
     {
+        return compareFileThrough(deviceRuntime, kernels, path, Optional.empty());
+    }
+
+    /**
+     * {@link #compareFile} with the device side read through {@code source} (a GDS or BOUNCE data
+     * source over {@code deviceRuntime}, closed after the read, which checks its device memory for
+     * leaks): the resident path, where chunks stay in device memory as read.
+     */
+    public static FileResult compareFileThrough(DeviceRuntime deviceRuntime, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, Path path,
+            Optional<Function<Path, ParquetDataSource>> source)
+            throws IOException
+    {
+        return compareIfReadable(deviceRuntime, kernels, path, source).orElseThrow(() -> new AssertionError(path + ": the host path refuses the file"));
+    }
+
+    /** {@link #compareFileThrough}, empty when the host path refuses the file (the corpora hold broken and unsupported files). */
+    public static Optional<FileResult> compareIfReadable(DeviceRuntime deviceRuntime, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels, Path path,
+            Optional<Function<Path, ParquetDataSource>> source)
+            throws IOException
+    {
         runtime = deviceRuntime;
         kernelFactory = kernels;
+        deviceSideSource = source;
         lastCounts = null;
-        Map<String, Long> fallbacks = new TreeMap<>();
-        long chunks = compare(path, fallbacks).orElseThrow(() -> new AssertionError(path + ": the host path refuses the file"));
-        return new FileResult(chunks, fallbacks, lastCounts, lastCopied);
+        lastReads = null;
+        try {
+            Map<String, Long> fallbacks = new TreeMap<>();
+            Optional<Long> chunks = compare(path, fallbacks);
+            return chunks.map(count -> new FileResult(count, fallbacks, lastCounts, lastCopied, Optional.ofNullable(lastReads)));
+        }
+        finally {
+            deviceSideSource = Optional.empty();
+        }
     }
 
     /** Reads every row of {@code path} as device batches only (no host side), closing each batch. */
@@ -345,8 +388,10 @@ public final class DeviceDecodeComparison
         long copiedBefore = runtime.bytesCopied(CopyRoute.HOST_TO_DEVICE);
         long uploaded = 0;
         long deviceChunks;
-        try (DeviceStream stream = runtime.newStream(0);
-                ParquetSliceReader reader = opened.reader(settings, options, allocator)) {
+        ParquetDataSource deviceSide = deviceSideSource.isPresent() ? deviceSideSource.get().apply(path) : source(opened.bytes());
+        try (deviceSide;
+                DeviceStream stream = runtime.newStream(0);
+                ParquetSliceReader reader = opened.reader(settings, options, allocator, deviceSide)) {
             DeviceTarget target = new DeviceTarget(runtime, 0, stream);
             List<DeviceBufferKernels> kernels = new ArrayList<>();
             kernelFactory.ifPresent(factory -> reader.useDeviceKernels(forTarget -> {
@@ -387,6 +432,9 @@ public final class DeviceDecodeComparison
             chunksDecompressedOnDevice += lastCounts.decompressedChunks();
             hostDecoded = reader.decodedHostBytes();
             deviceDecoded = reader.decodedDeviceBytes();
+            if (deviceSideSource.isPresent() && deviceSide instanceof AbstractParquetDataSource counted) {
+                lastReads = counted.counters();
+            }
             for (DeviceBufferKernels built : kernels) {
                 if (built instanceof KernelEmulation emulation) {
                     assertEquals(0, emulation.allocatedBytes(), file + ": emulated device memory left behind");
@@ -448,7 +496,7 @@ public final class DeviceDecodeComparison
         return new TestingParquetDataSource(bytes, new ReadPlanning(1 << 20, 64 << 20, 64 << 20), Optional.empty());
     }
 
-    private static List<Path> parquetFiles(Path directory)
+    static List<Path> parquetFiles(Path directory)
             throws IOException
     {
         try (Stream<Path> listing = Files.list(directory)) {
@@ -456,7 +504,7 @@ public final class DeviceDecodeComparison
         }
     }
 
-    private static Path pyarrowCorpus()
+    static Path pyarrowCorpus()
             throws URISyntaxException
     {
         return Path.of(DeviceDecodeComparison.class.getResource("/corpus/pyarrow").toURI());

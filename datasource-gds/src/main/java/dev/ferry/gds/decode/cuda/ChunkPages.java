@@ -42,8 +42,12 @@ public final class ChunkPages
     /** Where one data page's parts sit in the decoded chunk, its value (row) count, and its dictionary indices' bit width (-1: PLAIN or none read). */
     public record DataPageLayout(int index, int valueCount, int levelsOffset, int levelsLength, int valuesOffset, int valuesLength, int bitWidth) {}
 
-    /** One page body: its stored bytes at {@code uploadOffset} in the upload, its decoded bytes at {@code chunkOffset} in the chunk. */
-    public record Part(String page, int uploadOffset, int uploadLength, int chunkOffset, int chunkLength, boolean compressed) {}
+    /**
+     * One page body: its stored bytes at {@code uploadOffset} in the upload (or, for a resident
+     * chunk, the staging buffer), its decoded bytes at {@code chunkOffset} in the chunk; a resident
+     * chunk's body sits at {@code sourceOffset} of the chunk as read (-1 for an uploaded one).
+     */
+    public record Part(String page, int uploadOffset, int uploadLength, int chunkOffset, int chunkLength, boolean compressed, long sourceOffset) {}
 
     /** The decoded pages' data page layouts, or why the framing refuses the chunk. */
     public record Framed(List<DataPageLayout> layouts, Optional<String> refusal) {}
@@ -63,6 +67,8 @@ public final class ChunkPages
     private record PagePlan(int index, int valueCount, boolean v1, int bodyOffset, int bodyLength, int levelsOffset, int levelsLength, boolean dictionary) {}
 
     private final byte[] upload;
+    private final long uploadLength;
+    private final boolean resident;
     private final List<Part> parts;
     private final Optional<CompressionCodecName> codec;
     private final long chunkLength;
@@ -77,10 +83,13 @@ public final class ChunkPages
     private final Optional<List<DataPageLayout>> hostFramed;
     private final Optional<String> refusal;
 
-    private ChunkPages(byte[] upload, List<Part> parts, Optional<CompressionCodecName> codec, long chunkLength, int maxDefinition, int dictionaryOffset,
-            int dictionaryLength, int dictionarySize, boolean dictionaryEncoded, List<PagePlan> plans, Optional<String> refusal)
+    private ChunkPages(byte[] upload, long uploadLength, boolean resident, List<Part> parts, Optional<CompressionCodecName> codec, long chunkLength,
+            int maxDefinition, int dictionaryOffset, int dictionaryLength, int dictionarySize, boolean dictionaryEncoded, List<PagePlan> plans,
+            Optional<String> refusal)
     {
         this.upload = upload;
+        this.uploadLength = uploadLength;
+        this.resident = resident;
         this.parts = List.copyOf(parts);
         this.codec = codec;
         this.chunkLength = chunkLength;
@@ -100,7 +109,7 @@ public final class ChunkPages
         this.plans = List.copyOf(plans);
         Optional<String> framingRefusal = Optional.empty();
         Optional<List<DataPageLayout>> framed = Optional.empty();
-        if (refusal.isEmpty() && codec.isEmpty()) {
+        if (refusal.isEmpty() && codec.isEmpty() && !resident) {
             // Nothing compressed: the upload is the chunk, and its framing is read here, before anything is uploaded.
             Framed host = frame(new HostFraming(upload));
             framingRefusal = host.refusal();
@@ -183,8 +192,91 @@ public final class ChunkPages
         if (built.refusal != null) {
             return refused(built.refusal);
         }
-        return new ChunkPages(built.upload.toByteArray(), built.parts, Optional.ofNullable(built.codec), built.chunkLength, maxDefinition, dictionaryOffset,
+        byte[] upload = built.upload.toByteArray();
+        return new ChunkPages(upload, upload.length, false, built.parts, Optional.ofNullable(built.codec), built.chunkLength, maxDefinition, dictionaryOffset,
                 dictionaryLength, dictionarySize, dictionaryEncoded != null && dictionaryEncoded, plans, Optional.empty());
+    }
+
+    /**
+     * Lays out a column chunk that sits in device memory as read (a GDS read the device decoder
+     * takes in place), from its page headers as walked on the device ({@link DevicePageHeaders}):
+     * every body stays where the chunk holds it ({@link Part#sourceOffset}) and is staged on the
+     * device, compressed with {@code codec} (the chunk's, from the footer) unless it is
+     * UNCOMPRESSED or a v2 page says its data is not; v2 levels are never compressed. The same
+     * refusals as {@link #of}; the framing is always read from device memory ({@link #frame}).
+     */
+    public static ChunkPages resident(List<PageDescriptor> pages, CompressionCodecName codec, int maxDefinition)
+    {
+        requireNonNull(pages, "pages is null");
+        requireNonNull(codec, "codec is null");
+        boolean compressedCodec = codec != CompressionCodecName.UNCOMPRESSED;
+        Builder built = new Builder(body -> Optional.empty());
+        int dictionaryOffset = 0;
+        int dictionaryLength = 0;
+        int dictionarySize = 0;
+        boolean hasDictionary = false;
+        List<PagePlan> plans = new ArrayList<>();
+        Boolean dictionaryEncoded = null;
+        for (PageDescriptor page : pages) {
+            switch (page.type()) {
+                case DICTIONARY -> {
+                    if (hasDictionary || !plans.isEmpty()) {
+                        return refused("a dictionary page after the chunk's first page");
+                    }
+                    if (page.encoding() != Encoding.PLAIN && page.encoding() != Encoding.PLAIN_DICTIONARY) {
+                        return refused("dictionary page encoded " + page.encoding());
+                    }
+                    Part part = built.addResident("the dictionary page", page.bodyOffset(), page.compressedSize(), page.uncompressedSize(), compressedCodec, codec);
+                    dictionaryOffset = part.chunkOffset();
+                    dictionaryLength = part.chunkLength();
+                    dictionarySize = page.valueCount();
+                    hasDictionary = true;
+                }
+                case DATA_V1, DATA_V2 -> {
+                    int index = plans.size();
+                    PagePlan plan;
+                    if (page.type() == PageDescriptor.PageType.DATA_V1) {
+                        if (maxDefinition > 0 && page.definitionEncoding() != Encoding.RLE) {
+                            return refused("definition levels encoded " + page.definitionEncoding());
+                        }
+                        Part body = built.addResident("data page " + index, page.bodyOffset(), page.compressedSize(), page.uncompressedSize(), compressedCodec, codec);
+                        plan = new PagePlan(index, page.valueCount(), true, body.chunkOffset(), body.chunkLength(), 0, 0, isDictionary(page.encoding()));
+                    }
+                    else {
+                        int repetition = page.repetitionLevelsLength();
+                        int definition = page.definitionLevelsLength();
+                        long levels = (long) repetition + definition;
+                        if (repetition < 0 || definition < 0 || levels > page.compressedSize() || levels > page.uncompressedSize()) {
+                            return refused("data page " + index + " has levels of " + repetition + " + " + definition + " bytes in a page of " + page.compressedSize());
+                        }
+                        Part levelsPart = built.addResident("the levels of data page " + index, page.bodyOffset() + repetition, definition, definition, false, codec);
+                        Part data = built.addResident("data page " + index, page.bodyOffset() + levels, (int) (page.compressedSize() - levels),
+                                (int) (page.uncompressedSize() - levels), compressedCodec && page.compressed(), codec);
+                        plan = new PagePlan(index, page.valueCount(), false, data.chunkOffset(), data.chunkLength(), levelsPart.chunkOffset(), levelsPart.chunkLength(),
+                                isDictionary(page.encoding()));
+                    }
+                    if (page.encoding() != Encoding.PLAIN && !isDictionary(page.encoding())) {
+                        return refused("data page encoding " + page.encoding());
+                    }
+                    if (plan.dictionary() && !hasDictionary) {
+                        return refused("dictionary-encoded data page without a dictionary page");
+                    }
+                    if (dictionaryEncoded != null && dictionaryEncoded != plan.dictionary()) {
+                        return refused("dictionary and PLAIN data pages in one chunk");
+                    }
+                    dictionaryEncoded = plan.dictionary();
+                    plans.add(plan);
+                }
+                case INDEX -> {
+                    // The walk leaves index pages out; one here carries nothing the decoder reads.
+                }
+            }
+            if (built.refusal != null) {
+                return refused(built.refusal);
+            }
+        }
+        return new ChunkPages(new byte[0], built.uploadLength, true, built.parts, Optional.ofNullable(built.codec), built.chunkLength, maxDefinition,
+                dictionaryOffset, dictionaryLength, dictionarySize, dictionaryEncoded != null && dictionaryEncoded, plans, Optional.empty());
     }
 
     private static boolean isDictionary(Encoding values)
@@ -199,6 +291,7 @@ public final class ChunkPages
         private final ByteArrayOutputStream upload = new ByteArrayOutputStream();
         private final List<Part> parts = new ArrayList<>();
         private CompressionCodecName codec;
+        private long uploadLength;
         private long chunkLength;
         private String refusal;
 
@@ -214,10 +307,6 @@ public final class ChunkPages
             long decoded;
             if (compressed.isPresent()) {
                 CompressedBody deferred = compressed.get();
-                if (codec != null && codec != deferred.codec() && refusal == null) {
-                    refusal = "pages compressed with " + codec + " and " + deferred.codec() + " in one chunk";
-                }
-                codec = deferred.codec();
                 stored = deferred.bytes();
                 decoded = deferred.uncompressedSize();
             }
@@ -225,19 +314,48 @@ public final class ChunkPages
                 stored = bytes(body);
                 decoded = stored.length;
             }
-            if ((long) upload.size() + stored.length + COMPRESSED_ALIGNMENT > Integer.MAX_VALUE - 8 || chunkLength + decoded + COMPRESSED_ALIGNMENT > Integer.MAX_VALUE - 8) {
+            Part part = place(page, stored.length, decoded, compressed.isPresent(), compressed.map(CompressedBody::codec).orElse(null), -1);
+            if (!parts.isEmpty() && parts.get(parts.size() - 1) == part) {
+                upload.writeBytes(new byte[part.uploadOffset() - upload.size()]);
+                upload.writeBytes(stored);
+            }
+            return part;
+        }
+
+        /** A body of a resident chunk: {@code stored} bytes at {@code sourceOffset} of the chunk as read, {@code decoded} once decompressed. */
+        Part addResident(String page, long sourceOffset, int stored, int decoded, boolean compressed, CompressionCodecName chunkCodec)
+        {
+            if (stored < 0 || decoded < 0 || (!compressed && stored != decoded)) {
+                if (refusal == null) {
+                    refusal = page + " stores " + stored + " bytes for " + decoded + " decoded" + (compressed ? "" : " without compression");
+                }
+                return new Part(page, 0, 0, 0, 0, false, -1);
+            }
+            return place(page, stored, decoded, compressed, compressed ? chunkCodec : null, sourceOffset);
+        }
+
+        // Where a body goes in the upload (or staging) and in the chunk: a compressed body and its output start aligned for nvCOMP.
+        private Part place(String page, long stored, long decoded, boolean compressed, CompressionCodecName bodyCodec, long sourceOffset)
+        {
+            if (compressed) {
+                if (codec != null && codec != bodyCodec && refusal == null) {
+                    refusal = "pages compressed with " + codec + " and " + bodyCodec + " in one chunk";
+                }
+                codec = bodyCodec;
+            }
+            if (uploadLength + stored + COMPRESSED_ALIGNMENT > Integer.MAX_VALUE - 8 || chunkLength + decoded + COMPRESSED_ALIGNMENT > Integer.MAX_VALUE - 8) {
                 if (refusal == null) {
                     refusal = "column chunk over 2 GiB";
                 }
-                return new Part(page, 0, 0, 0, 0, false);
+                return new Part(page, 0, 0, 0, 0, false, -1);
             }
-            if (compressed.isPresent()) {
-                // A compressed body and its output start aligned for nvCOMP; the padding is never read.
-                upload.writeBytes(new byte[pad(upload.size())]);
+            if (compressed) {
+                // The padding is never read.
+                uploadLength += pad(uploadLength);
                 chunkLength += pad(chunkLength);
             }
-            Part part = new Part(page, upload.size(), stored.length, (int) chunkLength, (int) decoded, compressed.isPresent());
-            upload.writeBytes(stored);
+            Part part = new Part(page, (int) uploadLength, (int) stored, (int) chunkLength, (int) decoded, compressed, sourceOffset);
+            uploadLength += stored;
             chunkLength += decoded;
             parts.add(part);
             return part;
@@ -292,7 +410,7 @@ public final class ChunkPages
 
     private static ChunkPages refused(String reason)
     {
-        return new ChunkPages(new byte[0], List.of(), Optional.empty(), 0, 0, 0, 0, 0, false, List.of(), Optional.of(reason));
+        return new ChunkPages(new byte[0], 0, false, List.of(), Optional.empty(), 0, 0, 0, 0, 0, false, List.of(), Optional.of(reason));
     }
 
     private static byte[] bytes(BytesInput body)
@@ -327,10 +445,22 @@ public final class ChunkPages
         return refusal;
     }
 
-    /** The one upload: every body as stored, end to end. */
+    /** The one upload: every body as stored, end to end (empty for a resident chunk, whose bodies are staged on the device). */
     public byte[] upload()
     {
         return upload;
+    }
+
+    /** Bytes of the upload, or of a resident chunk's staging buffer on the device. */
+    public long uploadLength()
+    {
+        return uploadLength;
+    }
+
+    /** Whether the bodies sit in device memory as read ({@link #resident}) rather than in {@link #upload}. */
+    public boolean isResident()
+    {
+        return resident;
     }
 
     /** The bodies in upload order. */

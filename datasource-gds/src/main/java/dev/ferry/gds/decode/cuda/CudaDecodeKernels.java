@@ -98,6 +98,23 @@ final class CudaDecodeKernels
     }
 
     @Override
+    public long borrow(DeviceBuffer buffer, long offset, long length)
+    {
+        if (!buffer.location().equals(allocator.location())) {
+            throw new FerryException(ErrorCategory.INTERNAL_ERROR, buffer.name() + " is at " + buffer.location() + ", these kernels run at " + allocator.location());
+        }
+        buffer.checkRange("borrow for the decode kernels", offset, length);
+        // The device pointer itself: the kernels read the chunk where the read put it, nothing is copied.
+        return DevicePointers.address(buffer) + offset;
+    }
+
+    @Override
+    public void giveBack(long address)
+    {
+        // Nothing to release: a borrowed pointer was never tracked as these kernels' allocation.
+    }
+
+    @Override
     public long allocate(long bytes)
     {
         DeviceBuffer buffer = allocator.allocate(Math.max(8, (bytes + 7) & ~7L));

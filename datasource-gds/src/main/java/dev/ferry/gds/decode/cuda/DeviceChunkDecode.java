@@ -28,6 +28,11 @@ import static java.util.Objects.requireNonNull;
  * error word after each step, each page's first dense slot, a batch's null count and string byte
  * count, and a compressed chunk's framing: never row data.
  *
+ * <p>A resident chunk ({@link ChunkPages#resident}: a GDS read left it in device memory, its page
+ * headers walked there by {@link DevicePageHeaders}) uploads nothing: its bodies are copied on the
+ * device from where the read put them into the buffers above, and its framing is read back as for a
+ * compressed chunk.
+ *
  * <p>Any error bit a kernel set becomes a {@link CorruptParquetException} naming the column and
  * the page (or batch), so bad bytes never become a wrong row. Close frees the chunk's memory.
  */
@@ -47,6 +52,7 @@ public final class DeviceChunkDecode
     private final DeviceValueKind kind;
     private final int maxDefinition;
     private final ChunkPages pages;
+    private final long resident;
     private List<ChunkPages.DataPageLayout> layouts;
     private long uploadedBytes;
     private long framingBytes;
@@ -68,7 +74,21 @@ public final class DeviceChunkDecode
 
     public DeviceChunkDecode(DecodeKernels kernels, ChunkName name, DeviceValueKind kind, int maxDefinition, ChunkPages pages)
     {
+        this(kernels, name, kind, maxDefinition, pages, 0);
+    }
+
+    /**
+     * {@code resident}: where a resident chunk ({@link ChunkPages#resident}) sits as read in the
+     * kernels' memory (its bodies are read from there, nothing is uploaded); 0 for an uploaded one.
+     * The caller keeps that memory, which is no longer read once this constructor returns.
+     */
+    public DeviceChunkDecode(DecodeKernels kernels, ChunkName name, DeviceValueKind kind, int maxDefinition, ChunkPages pages, long resident)
+    {
         this.kernels = requireNonNull(kernels, "kernels is null");
+        if (pages.isResident() != (resident != 0)) {
+            throw new IllegalArgumentException(pages.isResident() ? "a resident chunk needs the address it was read to" : "an uploaded chunk has no resident address");
+        }
+        this.resident = resident;
         this.name = requireNonNull(name, "name is null");
         this.kind = requireNonNull(kind, "kind is null");
         this.pages = requireNonNull(pages, "pages is null");
@@ -220,6 +240,10 @@ public final class DeviceChunkDecode
     /** The decoded chunk in device memory at {@link #chunk}, and the data pages' layouts in it. */
     private void placeChunk()
     {
+        if (pages.isResident()) {
+            placeResident();
+            return;
+        }
         byte[] upload = pages.upload();
         uploadedBytes = upload.length;
         if (pages.codec().isEmpty()) {
@@ -228,50 +252,88 @@ public final class DeviceChunkDecode
             layouts = pages.pages();
             return;
         }
-        CompressionCodecName codec = pages.codec().get();
         long stored = kernels.allocate(Math.max(8, upload.length));
         try {
             kernels.upload(upload, 0, upload.length, stored);
-            chunk = own(pages.chunkLength());
-            List<ChunkPages.Part> compressed = new ArrayList<>();
-            for (ChunkPages.Part part : pages.parts()) {
-                if (part.compressed()) {
-                    compressed.add(part);
-                }
-                else if (part.chunkLength() > 0) {
-                    kernels.copy(stored + part.uploadOffset(), chunk + part.chunkOffset(), part.chunkLength());
-                }
-            }
-            long[] in = new long[compressed.size()];
-            long[] inBytes = new long[compressed.size()];
-            long[] out = new long[compressed.size()];
-            long[] outBytes = new long[compressed.size()];
-            for (int i = 0; i < compressed.size(); i++) {
-                ChunkPages.Part part = compressed.get(i);
-                in[i] = stored + part.uploadOffset();
-                inBytes[i] = part.uploadLength();
-                out[i] = chunk + part.chunkOffset();
-                outBytes[i] = part.chunkLength();
-            }
-            String[] failures;
-            try {
-                failures = kernels.decompress(codec, in, inBytes, out, outBytes);
-            }
-            catch (FerryException e) {
-                // The batch as a whole failed (nvCOMP's status, a CUDA error): the chunk goes to the CPU with the reason.
-                throw new DeviceChunkRefusedException(codec + " batched decompression of " + in.length + " page bodies failed on the device (" + kernels.describe()
-                        + "): " + e.getMessage());
-            }
-            for (int i = 0; i < failures.length; i++) {
-                if (failures[i] != null) {
-                    throw new DeviceChunkRefusedException(codec + " " + compressed.get(i).page() + " did not decompress on the device (" + kernels.describe()
-                            + "): " + failures[i]);
-                }
-            }
+            decompressFrom(stored);
         }
         finally {
             kernels.free(stored);
         }
+        layouts = frameOnDevice();
+    }
+
+    // A chunk that sits in device memory as read: nothing is uploaded. Its bodies are copied on the device into the
+    // layout the kernels read (compressed ones first into an aligned staging buffer, as nvCOMP needs), then decoded.
+    private void placeResident()
+    {
+        uploadedBytes = 0;
+        if (pages.codec().isEmpty()) {
+            chunk = own(pages.chunkLength());
+            for (ChunkPages.Part part : pages.parts()) {
+                kernels.copy(resident + part.sourceOffset(), chunk + part.chunkOffset(), part.chunkLength());
+            }
+        }
+        else {
+            long stored = kernels.allocate(Math.max(8, pages.uploadLength()));
+            try {
+                for (ChunkPages.Part part : pages.parts()) {
+                    kernels.copy(resident + part.sourceOffset(), stored + part.uploadOffset(), part.uploadLength());
+                }
+                decompressFrom(stored);
+            }
+            finally {
+                kernels.free(stored);
+            }
+        }
+        layouts = frameOnDevice();
+    }
+
+    // One batched decompression of the compressed bodies from {@code stored} into the chunk buffer; the others are copied into place.
+    private void decompressFrom(long stored)
+    {
+        CompressionCodecName codec = pages.codec().get();
+        chunk = own(pages.chunkLength());
+        List<ChunkPages.Part> compressed = new ArrayList<>();
+        for (ChunkPages.Part part : pages.parts()) {
+            if (part.compressed()) {
+                compressed.add(part);
+            }
+            else if (part.chunkLength() > 0) {
+                kernels.copy(stored + part.uploadOffset(), chunk + part.chunkOffset(), part.chunkLength());
+            }
+        }
+        long[] in = new long[compressed.size()];
+        long[] inBytes = new long[compressed.size()];
+        long[] out = new long[compressed.size()];
+        long[] outBytes = new long[compressed.size()];
+        for (int i = 0; i < compressed.size(); i++) {
+            ChunkPages.Part part = compressed.get(i);
+            in[i] = stored + part.uploadOffset();
+            inBytes[i] = part.uploadLength();
+            out[i] = chunk + part.chunkOffset();
+            outBytes[i] = part.chunkLength();
+        }
+        String[] failures;
+        try {
+            failures = kernels.decompress(codec, in, inBytes, out, outBytes);
+        }
+        catch (FerryException e) {
+            // The batch as a whole failed (nvCOMP's status, a CUDA error): the chunk goes to the CPU with the reason.
+            throw new DeviceChunkRefusedException(codec + " batched decompression of " + in.length + " page bodies failed on the device (" + kernels.describe()
+                    + "): " + e.getMessage());
+        }
+        for (int i = 0; i < failures.length; i++) {
+            if (failures[i] != null) {
+                throw new DeviceChunkRefusedException(codec + " " + compressed.get(i).page() + " did not decompress on the device (" + kernels.describe()
+                        + "): " + failures[i]);
+            }
+        }
+    }
+
+    // The page framing read back from the decoded chunk in device memory, a few bytes per page (counted).
+    private List<ChunkPages.DataPageLayout> frameOnDevice()
+    {
         ChunkPages.Framed framed = pages.frame(new ChunkPages.Framing()
         {
             @Override
@@ -293,7 +355,7 @@ public final class DeviceChunkDecode
         if (framed.refusal().isPresent()) {
             throw new DeviceChunkRefusedException(framed.refusal().get());
         }
-        layouts = framed.layouts();
+        return framed.layouts();
     }
 
     private void decodeDictionary()

@@ -9,8 +9,10 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The Java emulation of the decode kernels behind the device decoder on any backend: an output
- * buffer handed over as an Arrow buffer is copied into a buffer of the target's device memory
- * (the only step a GPU does not take: there the kernels write the target's buffers directly).
+ * buffer handed over as an Arrow buffer is copied into a buffer of the target's device memory, and
+ * a borrowed device buffer (a resident column chunk) is copied into emulated memory (the only steps
+ * a GPU does not take: there the kernels write the target's buffers and read the chunk directly).
+ * Those copies go through the target's stream, not the reader's counters.
  */
 public class EmulatedDeviceKernels
         extends KernelEmulation
@@ -21,6 +23,24 @@ public class EmulatedDeviceKernels
     public EmulatedDeviceKernels(DeviceTarget target)
     {
         this.target = requireNonNull(target, "target is null");
+    }
+
+    @Override
+    public long borrow(DeviceBuffer buffer, long offset, long length)
+    {
+        buffer.checkRange("borrow for the emulated kernels", offset, length);
+        ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(length));
+        target.stream().copyToHost(buffer, offset, bytes);
+        target.stream().synchronize();
+        long address = allocate(Math.max(1, length));
+        upload(bytes.array(), 0, (int) length, address);
+        return address;
+    }
+
+    @Override
+    public void giveBack(long address)
+    {
+        free(address);
     }
 
     @Override

@@ -125,6 +125,25 @@ public final class HostCompiledKernels
         return buffer;
     }
 
+    /** A resident chunk copied into the server's memory (a GPU reads it in place). */
+    @Override
+    public long borrow(DeviceBuffer buffer, long offset, long length)
+    {
+        buffer.checkRange("borrow for the host-compiled kernels", offset, length);
+        ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(length));
+        target.stream().copyToHost(buffer, offset, bytes);
+        target.stream().synchronize();
+        long address = allocate(Math.max(1, length));
+        upload(bytes.array(), 0, (int) length, address);
+        return address;
+    }
+
+    @Override
+    public void giveBack(long address)
+    {
+        free(address);
+    }
+
     private void launch(String kernel, long items, Object... arguments)
     {
         if (items <= 0) {

@@ -79,10 +79,10 @@ class TestChunkPages
         assertThrows(IllegalStateException.class, pages::pages);
         // Compressed bodies and their outputs start 16-byte aligned; the v2 levels (never compressed) are copied as they are.
         assertEquals(List.of(
-                        new ChunkPages.Part("the dictionary page", 0, 3, 0, 8, true),
-                        new ChunkPages.Part("data page 0", 16, 5, 16, 9, true),
-                        new ChunkPages.Part("the levels of data page 1", 21, 2, 25, 2, false),
-                        new ChunkPages.Part("data page 1", 32, 2, 32, 3, true)),
+                        new ChunkPages.Part("the dictionary page", 0, 3, 0, 8, true, -1),
+                        new ChunkPages.Part("data page 0", 16, 5, 16, 9, true, -1),
+                        new ChunkPages.Part("the levels of data page 1", 21, 2, 25, 2, false, -1),
+                        new ChunkPages.Part("data page 1", 32, 2, 32, 3, true, -1)),
                 pages.parts());
         assertArrayEquals(new byte[] {10, 11, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 21, 22, 23, 24, 4, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 30, 31}, pages.upload());
         assertEquals(35, pages.chunkLength());

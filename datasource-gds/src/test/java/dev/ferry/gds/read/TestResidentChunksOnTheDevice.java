@@ -1,0 +1,252 @@
+package dev.ferry.gds.read;
+
+import dev.ferry.conf.MapConfigSource;
+import dev.ferry.device.DeviceRuntime;
+import dev.ferry.device.DeviceStream;
+import dev.ferry.gds.GdsReadSettings;
+import dev.ferry.gds.TestingFiles;
+import dev.ferry.gds.TestingSpark;
+import dev.ferry.gds.decode.DevicePageCounts;
+import dev.ferry.gds.decode.cuda.EmulatedDeviceKernels;
+import dev.ferry.gds.decode.cuda.KernelEmulation;
+import dev.ferry.gds.device.DeviceBatch;
+import dev.ferry.gds.device.DeviceTarget;
+import dev.ferry.gds.io.GdsParquetDataSource;
+import dev.ferry.gds.io.ParquetDataSource;
+import dev.ferry.gds.io.ReadCounters;
+import dev.ferry.gds.io.ReadPlanning;
+import dev.ferry.gds.parquet.CorruptParquetException;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.parquet.ParquetReadOptions;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 18's acceptance on the simulated backend: a GDS read into device memory followed by device
+ * decode hands a consumer batches with 0 bytes of row data in host memory. The device side reads
+ * through the GDS route ({@link GdsParquetDataSource} over simulated device memory), each flat
+ * chunk the kernels take stays where the read put it, its page headers are walked on the device
+ * (the emulated {@code parquet_headers.cu}), its bodies staged and decompressed there and decoded
+ * by the emulated kernels: nothing is uploaded, nothing planned comes back to the host
+ * ({@link ReadCounters#plannedDeviceToHostBytes()} is 0), and the device batches equal the CPU
+ * decoder's host batches byte for byte. Chunks whose pages the kernels do not decode are given
+ * back to the CPU once, counted; a corrupt page header in device memory is an error naming the
+ * file and the column. The emulation's own copies in and out of its memory (what a GPU does not do)
+ * go through the runtime's stream, not the reader's counters.
+ */
+class TestResidentChunksOnTheDevice
+{
+    private static final List<String> CODECS = List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
+
+    private static DeviceRuntime runtime;
+
+    @BeforeAll
+    static void start()
+    {
+        runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "256m")));
+    }
+
+    @AfterAll
+    static void stop()
+    {
+        runtime.close();
+    }
+
+    private static Dataset<Row> rows()
+    {
+        return TestingSpark.start().range(0, 6000, 1, 1).selectExpr(
+                "id",
+                "CASE WHEN id % 5 = 0 THEN NULL ELSE CAST(id % 1000 AS INT) END AS i",
+                "CASE WHEN id % 4 = 0 THEN NULL ELSE concat('s', CAST(id % 40 AS STRING)) END AS s",
+                "concat('plain-', CAST(id * 7919 AS STRING)) AS p",
+                "CAST(id AS DOUBLE) / 3 AS d",
+                "CASE WHEN id % 6 = 0 THEN NULL ELSE CAST(id * 1.25 - 1000 AS DECIMAL(9, 2)) END AS dec9",
+                "date_add(DATE '1970-01-01', CAST(id % 20000 AS INT)) AS dt",
+                "id % 3 = 0 AS b");
+    }
+
+    private static Function<Path, ParquetDataSource> gds()
+    {
+        return path -> GdsParquetDataSource.open(runtime, 0, path, path.toString(), new ReadPlanning(1 << 20, 64 << 20, 64 << 20), Optional.empty(), 1);
+    }
+
+    @Test
+    void aGdsReadDecodedOnTheDeviceLeavesNoRowDataInHostMemory(@TempDir Path directory)
+            throws Exception
+    {
+        for (String version : List.of("PARQUET_1_0", "PARQUET_2_0")) {
+            for (String codec : CODECS) {
+                Path written = directory.resolve(version + "-" + codec);
+                // The v2 writer encodes longs, ints, dates, booleans and plain strings with DELTA_* / RLE (CPU fallbacks): v2 keeps the rest.
+                Dataset<Row> data = version.equals("PARQUET_1_0") ? rows() : rows().select("s", "d", "dec9");
+                data.write().option("compression", codec).option("parquet.writer.version", version).option("parquet.page.size", "4096")
+                        .option("parquet.dictionary.page.size", "65536").option("parquet.block.size", "65536").parquet(written.toString());
+                Path file = parquetFile(written);
+                String label = version + " " + codec;
+                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFileThrough(runtime, Optional.of(EmulatedDeviceKernels::new), file,
+                        Optional.of(gds()));
+                long chunks = 0;
+                for (BlockMetaData block : footer(file).getBlocks()) {
+                    chunks += block.getColumns().size();
+                }
+                assertTrue(footer(file).getBlocks().size() > 1, label + ": several row groups");
+                DevicePageCounts counts = result.counts();
+                ReadCounters reads = result.deviceSideReads().orElseThrow();
+                assertEquals(Map.of(), result.fallbacks(), label + ": every chunk is decoded on the device");
+                assertEquals(Map.of(), counts.residentGivenBack(), label + ": no chunk goes back to the CPU");
+                assertEquals(chunks, result.deviceChunks(), label + ": chunks the device decoded");
+                assertEquals(chunks, counts.residentChunks(), label + ": every chunk decoded where the GDS read left it (" + counts + ")");
+                assertEquals(chunks, reads.residentChunks(), label + ": every chunk read to stay in device memory");
+                assertEquals(0, counts.uploadedBytes(), label + ": nothing uploaded (" + counts + ")");
+                assertEquals(0, reads.plannedDeviceToHostBytes(), label + ": 0 bytes of row data copied back to host memory");
+                assertTrue(reads.storageToDeviceBytes() + reads.hostToDeviceBytes() > 0, label + ": the chunks were read into device memory");
+                // What crosses back is the footer and the walked headers' descriptors and page framing: metadata, a few bytes per page.
+                assertTrue(counts.framingBytes() > 0 && counts.framingBytes() < counts.decodedBytes() / 10, label + ": framing read back (" + counts + ")");
+                assertEquals(codec.equals("uncompressed") ? 0 : chunks, counts.decompressedChunks(), label + ": decompressed on the device (" + counts + ")");
+            }
+        }
+        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+    }
+
+    @Test
+    void pagesTheKernelsDoNotDecodeGoBackToTheCpuOnceCounted(@TempDir Path directory)
+            throws Exception
+    {
+        // A dictionary that fills up after some pages: the chunk's later pages are PLAIN, which the kernels do not mix.
+        Path written = directory.resolve("mixed");
+        TestingSpark.start().range(0, 20000, 1, 1).selectExpr("id % 7 AS small", "concat('k', CAST(id AS STRING)) AS s")
+                .write().option("compression", "snappy").option("parquet.enable.dictionary", "true").option("parquet.dictionary.page.size", "8192")
+                .option("parquet.page.size", "1024").parquet(written.toString());
+        Path file = parquetFile(written);
+        DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFileThrough(runtime, Optional.of(EmulatedDeviceKernels::new), file,
+                Optional.of(gds()));
+        DevicePageCounts counts = result.counts();
+        ReadCounters reads = result.deviceSideReads().orElseThrow();
+        assertEquals(Map.of("dictionary and PLAIN data pages in one chunk", 1L), counts.residentGivenBack(), counts.toString());
+        assertEquals(Map.of("dictionary and PLAIN data pages in one chunk", 1L), result.fallbacks(), "the given-back chunk is a counted CPU fallback");
+        long givenBack = 0;
+        for (ColumnChunkMetaData column : footer(file).getBlocks().get(0).getColumns()) {
+            if (column.getPath().toDotString().equals("s")) {
+                givenBack = column.getTotalSize();
+            }
+        }
+        assertEquals(givenBack, reads.plannedDeviceToHostBytes(), "only the given-back chunk crossed back, once");
+        assertEquals(1, counts.residentChunks(), "the other chunk decoded where it lies (" + counts + ")");
+        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+    }
+
+    @Test
+    void theCorporaThroughTheGdsRouteEqualTheCpuDecoder()
+            throws Exception
+    {
+        List<Path> files = new ArrayList<>(DeviceDecodeComparison.parquetFiles(TestingFiles.parquetTesting().resolve("data")));
+        files.addAll(DeviceDecodeComparison.parquetFiles(DeviceDecodeComparison.pyarrowCorpus()));
+        long compared = 0;
+        long resident = 0;
+        long givenBack = 0;
+        for (Path file : files) {
+            Optional<DeviceDecodeComparison.FileResult> result;
+            try {
+                result = DeviceDecodeComparison.compareIfReadable(runtime, Optional.of(EmulatedDeviceKernels::new), file, Optional.of(gds()));
+            }
+            catch (CorruptParquetException e) {
+                // A file the host path reads but whose chunk the device walk refuses would be a disagreement between the two paths.
+                throw new AssertionError(file + ": the device path refuses a file the host path reads: " + e.getMessage(), e);
+            }
+            if (result.isEmpty()) {
+                continue;
+            }
+            compared++;
+            DevicePageCounts counts = result.get().counts();
+            resident += counts.residentChunks();
+            givenBack += counts.residentGivenBack().values().stream().mapToLong(Long::longValue).sum();
+        }
+        System.out.println("resident chunks over the corpora: " + compared + " files, " + resident + " chunks decoded where the GDS read left them, " + givenBack
+                + " given back to the CPU");
+        assertTrue(compared >= 40, "files compared: " + compared);
+        assertTrue(resident > 150, "chunks decoded in place: " + resident);
+        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+    }
+
+    @Test
+    void aCorruptPageHeaderInDeviceMemoryIsAnErrorNamingTheColumn(@TempDir Path directory)
+            throws Exception
+    {
+        Path written = directory.resolve("plain");
+        rows().select("i", "d").write().option("compression", "uncompressed").parquet(written.toString());
+        Path file = parquetFile(written);
+        long headerAt = -1;
+        for (ColumnChunkMetaData column : footer(file).getBlocks().get(0).getColumns()) {
+            if (column.getPath().toDotString().equals("d")) {
+                headerAt = column.getStartingPos();
+            }
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        // The first field header of the chunk's first page header: field type 15 is no Thrift compact type.
+        bytes[(int) headerAt] = (byte) 0x1F;
+        Path corrupt = directory.resolve("corrupt.parquet");
+        Files.write(corrupt, bytes);
+
+        ParquetReadOptions options = DeviceDecodeComparison.readOptions();
+        GdsReadSettings settings = DeviceDecodeComparison.settings();
+        DeviceDecodeComparison.OpenedFile opened = DeviceDecodeComparison.OpenedFile.of(corrupt, settings, options);
+        KernelEmulation[] kernels = new KernelEmulation[1];
+        CorruptParquetException error;
+        try (ParquetDataSource source = gds().apply(corrupt);
+                RootAllocator allocator = new RootAllocator();
+                DeviceStream stream = runtime.newStream(0);
+                ParquetSliceReader reader = opened.reader(settings, options, allocator, source)) {
+            reader.useDeviceKernels(target -> {
+                EmulatedDeviceKernels built = new EmulatedDeviceKernels(target);
+                kernels[0] = built;
+                return built;
+            });
+            error = assertThrows(CorruptParquetException.class, () -> {
+                Optional<DeviceBatch> batch;
+                while ((batch = reader.nextOnDevice(1000, new DeviceTarget(runtime, 0, stream))).isPresent()) {
+                    batch.get().close();
+                }
+            });
+        }
+        assertTrue(error.getMessage().contains(corrupt.toString()) && error.getMessage().contains("column d") && error.getMessage().contains(String.valueOf(headerAt)),
+                error.getMessage());
+        assertEquals(0, kernels[0].allocatedBytes(), "emulated device memory left after the error");
+        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "device buffers left after the error");
+    }
+
+    private static Path parquetFile(Path directory)
+            throws IOException
+    {
+        List<Path> files = DeviceDecodeComparison.parquetFiles(directory);
+        assertEquals(1, files.size(), "one file in " + directory);
+        return files.get(0);
+    }
+
+    private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file)
+            throws IOException
+    {
+        try (var reader = org.apache.parquet.hadoop.ParquetFileReader.open(org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(file.toString()), new org.apache.hadoop.conf.Configuration()))) {
+            return reader.getFooter();
+        }
+    }
+}
