@@ -24,6 +24,7 @@ import dev.ferry.gds.io.AbstractParquetDataSource;
 import dev.ferry.gds.io.ParquetDataSource;
 import dev.ferry.gds.io.ReadCounters;
 import dev.ferry.gds.io.TestingParquetDataSource;
+import dev.ferry.gds.parquet.CorruptParquetException;
 import dev.ferry.gds.parquet.FileSlice;
 import dev.ferry.gds.parquet.SourceFile;
 import dev.ferry.gds.plan.PlannedFile;
@@ -295,6 +296,55 @@ public final class DeviceDecodeComparison
             throws IOException
     {
         return compareIfReadable(deviceRuntime, kernels, path, source).orElseThrow(() -> new AssertionError(path + ": the host path refuses the file"));
+    }
+
+    /** What the resident path did over the corpora: files compared byte for byte, chunks decoded where the read left them, chunks given back, row data copied back. */
+    public record ResidentSummary(long files, long residentChunks, long givenBack, long plannedDeviceToHostBytes, long framingBytes, long decodedBytes) {}
+
+    /**
+     * Every readable file of the parquet-testing and pyarrow corpora compared host against device,
+     * the device side read through {@code source} (a GDS route over {@code deviceRuntime}) with
+     * {@code kernels} (empty: the backend's own): the resident path over the corpora. A file the
+     * host path reads and the device path refuses fails the comparison.
+     */
+    public static ResidentSummary residentOverCorpora(DeviceRuntime deviceRuntime, Optional<Function<DeviceTarget, DeviceBufferKernels>> kernels,
+            Function<Path, ParquetDataSource> source)
+            throws Exception
+    {
+        List<Path> files = new ArrayList<>();
+        try {
+            files.addAll(parquetFiles(TestingFiles.parquetTesting().resolve("data")));
+        }
+        catch (RuntimeException e) {
+            System.out.println("parquet-testing corpus not found: " + e.getMessage());
+        }
+        files.addAll(parquetFiles(pyarrowCorpus()));
+        long compared = 0;
+        long resident = 0;
+        long givenBack = 0;
+        long copiedBack = 0;
+        long framing = 0;
+        long decoded = 0;
+        for (Path file : files) {
+            Optional<FileResult> result;
+            try {
+                result = compareIfReadable(deviceRuntime, kernels, file, Optional.of(source));
+            }
+            catch (CorruptParquetException e) {
+                throw new AssertionError(file + ": the device path refuses a file the host path reads: " + e.getMessage(), e);
+            }
+            if (result.isEmpty()) {
+                continue;
+            }
+            compared++;
+            DevicePageCounts counts = result.get().counts();
+            resident += counts.residentChunks();
+            givenBack += counts.residentGivenBack().values().stream().mapToLong(Long::longValue).sum();
+            framing += counts.framingBytes();
+            decoded += counts.decodedBytes();
+            copiedBack += result.get().deviceSideReads().map(ReadCounters::plannedDeviceToHostBytes).orElse(0L);
+        }
+        return new ResidentSummary(compared, resident, givenBack, copiedBack, framing, decoded);
     }
 
     /** {@link #compareFileThrough}, empty when the host path refuses the file (the corpora hold broken and unsupported files). */

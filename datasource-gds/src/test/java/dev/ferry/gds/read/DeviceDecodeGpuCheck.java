@@ -3,6 +3,8 @@ package dev.ferry.gds.read;
 import dev.ferry.conf.MapConfigSource;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.gds.decode.cuda.DeviceKernelsLoader;
+import dev.ferry.gds.io.GdsParquetDataSource;
+import dev.ferry.gds.io.ReadPlanning;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +44,28 @@ public class DeviceDecodeGpuCheck
                     + summary.pageBytesUploaded() + " bytes for " + summary.pageBytesDecoded() + " decoded; fallbacks naming the device decompression: "
                     + summary.fallbacks().entrySet().stream().filter(entry -> entry.getKey().contains("on the device") || entry.getKey().contains("nvCOMP")).toList());
             assertTrue(summary.deviceChunks() > 0, "no column chunk took the CUDA kernels: " + summary.fallbacks());
+            assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        }
+    }
+
+    /**
+     * The resident path on the GPU: each corpus file read through the GDS route on the cuda backend
+     * (cuFile, or its POSIX fallback with its reason), the chunks the kernels take left in GPU memory,
+     * their page headers walked by {@code parquet_headers.cu}, decompressed by nvCOMP and decoded in
+     * place; every device batch equal to the CPU decoder's, row data copied back to the host printed.
+     */
+    @Test
+    public void residentChunksThroughTheGdsRouteOnTheGpu()
+            throws Exception
+    {
+        Optional<String> unavailable = DeviceKernelsLoader.unavailableReason();
+        assumeTrue(unavailable.isEmpty(), () -> "device decode (resident): " + unavailable.orElse(""));
+        try (DeviceRuntime runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "cuda")))) {
+            assumeTrue("cuda".equals(runtime.backendName()), "the cuda backend did not start: " + runtime.selectionReason());
+            DeviceDecodeComparison.ResidentSummary summary = DeviceDecodeComparison.residentOverCorpora(runtime, Optional.empty(),
+                    path -> GdsParquetDataSource.open(runtime, 0, path, path.toString(), new ReadPlanning(1 << 20, 64 << 20, 64 << 20), Optional.empty(), 1));
+            System.out.println("device decode (resident): PASS " + summary);
+            assertTrue(summary.residentChunks() > 0, "no chunk was decoded where the GDS read left it: " + summary);
             assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
         }
     }

@@ -4,7 +4,6 @@ import dev.ferry.conf.MapConfigSource;
 import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.gds.GdsReadSettings;
-import dev.ferry.gds.TestingFiles;
 import dev.ferry.gds.TestingSpark;
 import dev.ferry.gds.decode.DevicePageCounts;
 import dev.ferry.gds.decode.cuda.EmulatedDeviceKernels;
@@ -158,32 +157,10 @@ class TestResidentChunksOnTheDevice
     void theCorporaThroughTheGdsRouteEqualTheCpuDecoder()
             throws Exception
     {
-        List<Path> files = new ArrayList<>(DeviceDecodeComparison.parquetFiles(TestingFiles.parquetTesting().resolve("data")));
-        files.addAll(DeviceDecodeComparison.parquetFiles(DeviceDecodeComparison.pyarrowCorpus()));
-        long compared = 0;
-        long resident = 0;
-        long givenBack = 0;
-        for (Path file : files) {
-            Optional<DeviceDecodeComparison.FileResult> result;
-            try {
-                result = DeviceDecodeComparison.compareIfReadable(runtime, Optional.of(EmulatedDeviceKernels::new), file, Optional.of(gds()));
-            }
-            catch (CorruptParquetException e) {
-                // A file the host path reads but whose chunk the device walk refuses would be a disagreement between the two paths.
-                throw new AssertionError(file + ": the device path refuses a file the host path reads: " + e.getMessage(), e);
-            }
-            if (result.isEmpty()) {
-                continue;
-            }
-            compared++;
-            DevicePageCounts counts = result.get().counts();
-            resident += counts.residentChunks();
-            givenBack += counts.residentGivenBack().values().stream().mapToLong(Long::longValue).sum();
-        }
-        System.out.println("resident chunks over the corpora: " + compared + " files, " + resident + " chunks decoded where the GDS read left them, " + givenBack
-                + " given back to the CPU");
-        assertTrue(compared >= 40, "files compared: " + compared);
-        assertTrue(resident > 150, "chunks decoded in place: " + resident);
+        DeviceDecodeComparison.ResidentSummary summary = DeviceDecodeComparison.residentOverCorpora(runtime, Optional.of(EmulatedDeviceKernels::new), gds());
+        System.out.println("resident chunks over the corpora (emulated kernels): " + summary);
+        assertTrue(summary.files() >= 40, "files compared: " + summary);
+        assertTrue(summary.residentChunks() > 150, "chunks decoded in place: " + summary);
         assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
