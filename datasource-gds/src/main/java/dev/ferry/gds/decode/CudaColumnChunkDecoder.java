@@ -100,6 +100,19 @@ final class CudaColumnChunkDecoder
         this.kernels = kernels;
         this.unavailable = kernels == null ? requireNonNull(unavailable, "unavailable is null") : "";
         this.file = requireNonNull(file, "file is null");
+        KindChoice choice = kindOf(cpu);
+        Optional<DeviceValueKind> chosen = choice.kind();
+        String refusal = choice.refusal();
+        this.kind = chosen;
+        this.kindRefusal = refusal;
+    }
+
+    /** The kernels' value kind for a flat column, or (empty) why the kernels do not decode it. */
+    record KindChoice(Optional<DeviceValueKind> kind, String refusal) {}
+
+    /** The kernels' value kind for {@code cpu}'s column (one flat leaf), or why they do not decode it; empty kind and refusal for other shapes. */
+    static KindChoice kindOf(CpuColumnChunkDecoder cpu)
+    {
         Optional<DeviceValueKind> chosen = Optional.empty();
         String refusal = "";
         if (cpu.leaves().size() == 1 && cpu.flatLayout().isPresent()) {
@@ -123,8 +136,7 @@ final class CudaColumnChunkDecoder
                 case BOOL -> chosen = Optional.of(DeviceValueKind.BOOLEANS);
             }
         }
-        this.kind = chosen;
-        this.kindRefusal = refusal;
+        return new KindChoice(chosen, refusal);
     }
 
     @Override

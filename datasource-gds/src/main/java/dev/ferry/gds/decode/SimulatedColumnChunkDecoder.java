@@ -4,7 +4,15 @@ import dev.ferry.gds.device.DeviceColumn;
 import dev.ferry.gds.device.DeviceTarget;
 import dev.ferry.gds.device.SimulatedDeviceArrow;
 import dev.ferry.gds.io.CompressedPageCapture;
+import dev.ferry.gds.decode.cuda.ChunkPages;
+import dev.ferry.gds.decode.cuda.DevicePageHeaders;
+import dev.ferry.gds.decode.cuda.HostPageDecompression;
+import dev.ferry.gds.decode.cuda.KernelEmulation;
+import dev.ferry.gds.decode.cuda.PageDescriptor;
 import dev.ferry.gds.io.PageArrays;
+import dev.ferry.gds.io.ResidentChunk;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import java.nio.ByteBuffer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.parquet.VersionParser;
@@ -30,8 +38,10 @@ import static java.util.Objects.requireNonNull;
  * and counters run in CI as they would on a GPU. The page bodies of a chunk it decodes are copied
  * into device memory as stored (compressed where the codec seam kept them so) as they are read,
  * and decompressed there by the CPU standing in for nvCOMP ({@link UploadedPages}): the upload
- * the cuda decoder makes, so the simulation counts that crossing at its compressed size too. Owns its allocator over the target's memory, made on the
- * first device batch and closed by {@link #release}.
+ * the cuda decoder makes, so the simulation counts that crossing at its compressed size too. A
+ * chunk a GDS read left in simulated device memory is decoded there, as the cuda decoder decodes a
+ * resident chunk ({@link #startResident}): no upload, no copy back. Owns its allocator over the
+ * target's memory, made on the first device batch and closed by {@link #release}.
  */
 final class SimulatedColumnChunkDecoder
         implements ColumnChunkDecoder
@@ -79,6 +89,63 @@ final class SimulatedColumnChunkDecoder
         boolean deviceChunk = cpu.leaves().size() == 1 && cpu.deviceSupport(encodings).supported();
         cpu.start(deviceChunk ? new UploadedPages(pages, cpu.leaves().get(0).descriptor, target, capture, file, this::codecs) : pages, writerVersion, checks, encodings, rangeFrom, rangeTo,
                 pageArrays);
+    }
+
+    @Override
+    public Optional<ColumnPath> residentChunk(Map<ColumnPath, Set<Encoding>> encodings, Map<ColumnPath, CompressionCodecName> codecs)
+    {
+        // The chunks the cuda decoder takes in place, and only those, so the simulation counts the crossings a GPU would make.
+        if (cpu.leaves().size() != 1 || !cpu.deviceSupport(encodings).supported() || CudaColumnChunkDecoder.kindOf(cpu).kind().isEmpty()) {
+            return Optional.empty();
+        }
+        ColumnPath path = ColumnPath.get(cpu.leaves().get(0).descriptor.getPath());
+        CompressionCodecName codec = codecs.get(path);
+        // Those: those whose codec nvCOMP decompresses (here the CPU stands in for it).
+        if (codec == null || (codec != CompressionCodecName.UNCOMPRESSED && HostPageDecompression.cannotDecompress(codec).isPresent())) {
+            return Optional.empty();
+        }
+        return Optional.of(path);
+    }
+
+    /**
+     * A chunk the GDS read left in simulated device memory, decoded there as the cuda decoder
+     * decodes it in GPU memory: its page headers walked by the emulation of {@code parquet_headers.cu}
+     * over the chunk's own bytes, its bodies decompressed by the CPU standing in for nvCOMP and
+     * decoded by the CPU decoder into simulated device memory; nothing crosses to the host. A chunk
+     * whose pages the kernels would give back (the same rule, {@link ChunkPages#resident}) is copied
+     * down once, counted, as on a GPU.
+     */
+    @Override
+    public void startResident(ResidentChunk resident, CompressionCodecName codec, long valueCount, PageReadStore rowGroup, VersionParser.ParsedVersion writerVersion,
+            PageChecks checks, Map<ColumnPath, Set<Encoding>> encodings, PageArrays pageArrays)
+    {
+        LeafNode leaf = cpu.leaves().get(0);
+        ByteBuffer chunk = SimulatedDeviceArrow.view(resident.buffer());
+        chunk.position(Math.toIntExact(resident.offset())).limit(Math.toIntExact(resident.offset() + resident.range().length()));
+        chunk = chunk.slice();
+        List<PageDescriptor> pages = walk(chunk, leaf.path, resident.range().position(), valueCount, checks.maxPageBytes());
+        if (ChunkPages.resident(pages, codec, leaf.descriptor.getMaxDefinitionLevel()).refusal().isPresent()) {
+            chunk = resident.copyToHost();
+        }
+        cpu.start(WalkedPagesOnHost.of(rowGroup, leaf.descriptor, chunk, pages, codec, valueCount, codecs(), file, leaf.path), writerVersion, checks, encodings, null,
+                null, pageArrays);
+    }
+
+    // The emulated header walk over the chunk's bytes, in emulated device memory of its own (the simulated GPU's scratch).
+    private List<PageDescriptor> walk(ByteBuffer chunk, String column, long fileOffset, long valueCount, long maxPageBytes)
+    {
+        KernelEmulation kernels = new KernelEmulation();
+        byte[] bytes = new byte[chunk.remaining()];
+        chunk.duplicate().get(bytes);
+        long address = kernels.allocate(Math.max(1, bytes.length));
+        try {
+            kernels.upload(bytes, 0, bytes.length, address);
+            return DevicePageHeaders.walk(kernels, file, List.of(new DevicePageHeaders.Chunk(column, fileOffset, address, bytes.length, valueCount)), maxPageBytes)
+                    .get(0).pages();
+        }
+        finally {
+            kernels.free(address);
+        }
     }
 
     @Override

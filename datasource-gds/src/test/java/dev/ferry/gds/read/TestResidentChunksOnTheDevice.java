@@ -48,7 +48,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * by the emulated kernels: nothing is uploaded, nothing planned comes back to the host
  * ({@link ReadCounters#plannedDeviceToHostBytes()} is 0), and the device batches equal the CPU
  * decoder's host batches byte for byte. Chunks whose pages the kernels do not decode are given
- * back to the CPU once, counted; a corrupt page header in device memory is an error naming the
+ * back to the CPU once, counted; the simulated backend's own device decoder (the CPU decoder writing
+ * into simulated device memory) takes the same chunks in place with the same crossings; a corrupt page header in device memory is an error naming the
  * file and the column. The emulation's own copies in and out of its memory (what a GPU does not do)
  * go through the runtime's stream, not the reader's counters.
  */
@@ -121,6 +122,13 @@ class TestResidentChunksOnTheDevice
                 // What crosses back is the footer and the walked headers' descriptors and page framing: metadata, a few bytes per page.
                 assertTrue(counts.framingBytes() > 0 && counts.framingBytes() < counts.decodedBytes() / 10, label + ": framing read back (" + counts + ")");
                 assertEquals(codec.equals("uncompressed") ? 0 : chunks, counts.decompressedChunks(), label + ": decompressed on the device (" + counts + ")");
+
+                // The simulated backend's own device decoder takes the same chunks in place, with the same (absent) crossings.
+                DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(runtime, Optional.empty(), file, Optional.of(gds()));
+                ReadCounters simulatedReads = simulated.deviceSideReads().orElseThrow();
+                assertEquals(Map.of(), simulated.fallbacks(), label + ": every chunk is decoded by the simulated device decoder");
+                assertEquals(chunks, simulatedReads.residentChunks(), label + ": the simulated decoder reads every chunk where the GDS read left it");
+                assertEquals(0, simulatedReads.plannedDeviceToHostBytes(), label + ": the simulated decoder copies no row data back");
             }
         }
         assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
@@ -150,6 +158,9 @@ class TestResidentChunksOnTheDevice
         }
         assertEquals(givenBack, reads.plannedDeviceToHostBytes(), "only the given-back chunk crossed back, once");
         assertEquals(1, counts.residentChunks(), "the other chunk decoded where it lies (" + counts + ")");
+        // The simulated backend's decoder makes the same crossing for the same chunk.
+        DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(runtime, Optional.empty(), file, Optional.of(gds()));
+        assertEquals(givenBack, simulated.deviceSideReads().orElseThrow().plannedDeviceToHostBytes(), "the simulated decoder copies the same chunk back");
         assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
