@@ -3,7 +3,6 @@ package dev.ferry.gds.decode.cuda;
 import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.gds.device.DeviceTarget;
 
-import java.nio.ByteBuffer;
 
 import static java.util.Objects.requireNonNull;
 
@@ -28,13 +27,7 @@ public class EmulatedDeviceKernels
     @Override
     public long borrow(DeviceBuffer buffer, long offset, long length)
     {
-        buffer.checkRange("borrow for the emulated kernels", offset, length);
-        ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(length));
-        target.stream().copyToHost(buffer, offset, bytes);
-        target.stream().synchronize();
-        long address = allocate(Math.max(1, length));
-        upload(bytes.array(), 0, (int) length, address);
-        return address;
+        return KernelMemoryCopies.borrow(this, target, buffer, offset, length);
     }
 
     @Override
@@ -46,12 +39,6 @@ public class EmulatedDeviceKernels
     @Override
     public DeviceBuffer handOver(long address)
     {
-        int size = Math.toIntExact(sizeOf(address));
-        byte[] bytes = new byte[size];
-        download(address, bytes, 0, size);
-        free(address);
-        DeviceBuffer buffer = target.runtime().deviceAllocator(target.device()).allocate(size);
-        target.stream().copyFromHost(ByteBuffer.wrap(bytes), buffer, 0);
-        return buffer;
+        return KernelMemoryCopies.handOver(this, target, address, sizeOf(address));
     }
 }

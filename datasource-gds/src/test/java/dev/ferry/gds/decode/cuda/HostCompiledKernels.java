@@ -7,7 +7,6 @@ import dev.ferry.gds.device.DeviceTarget;
 
 import java.io.IOException;
 import java.net.URISyntaxException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -116,26 +115,14 @@ public final class HostCompiledKernels
     @Override
     public DeviceBuffer handOver(long address)
     {
-        int size = Math.toIntExact(server.sizeOf(address));
-        byte[] bytes = new byte[size];
-        download(address, bytes, 0, size);
-        free(address);
-        DeviceBuffer buffer = target.runtime().deviceAllocator(target.device()).allocate(size);
-        target.stream().copyFromHost(ByteBuffer.wrap(bytes), buffer, 0);
-        return buffer;
+        return KernelMemoryCopies.handOver(this, target, address, server.sizeOf(address));
     }
 
     /** A resident chunk copied into the server's memory (a GPU reads it in place). */
     @Override
     public long borrow(DeviceBuffer buffer, long offset, long length)
     {
-        buffer.checkRange("borrow for the host-compiled kernels", offset, length);
-        ByteBuffer bytes = ByteBuffer.allocate(Math.toIntExact(length));
-        target.stream().copyToHost(buffer, offset, bytes);
-        target.stream().synchronize();
-        long address = allocate(Math.max(1, length));
-        upload(bytes.array(), 0, (int) length, address);
-        return address;
+        return KernelMemoryCopies.borrow(this, target, buffer, offset, length);
     }
 
     @Override
