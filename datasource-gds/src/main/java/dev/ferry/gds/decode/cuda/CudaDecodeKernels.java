@@ -55,6 +55,8 @@ final class CudaDecodeKernels
     private final LoadedKernel int96ToMicros;
     private final LoadedKernel decimalTo128;
     private final LoadedKernel timestampToMicros;
+    // Loaded on first use, so an NVRTC rejection of parquet_headers.cu fails the header walk only, never the decoder's kernels.
+    private LoadedKernel pageHeaders;
 
     // Public for the reflective construction in DeviceKernelsLoader.
     public CudaDecodeKernels(BufferAllocator allocator)
@@ -313,6 +315,20 @@ final class CudaDecodeKernels
     public void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors)
     {
         launch(timestampToMicros, count, in, count, multiply, divide, out, errors);
+    }
+
+    @Override
+    public void pageHeaders(long chunks, int chunkCount, long descriptors, long status)
+    {
+        launch(pageHeadersKernel(), chunkCount, chunks, chunkCount, descriptors, status);
+    }
+
+    private synchronized LoadedKernel pageHeadersKernel()
+    {
+        if (pageHeaders == null) {
+            pageHeaders = launcher.load(device, KernelSource.load("parquet_headers.cu"), "ferry_page_headers");
+        }
+        return pageHeaders;
     }
 
     private static void check(int result, String operation)

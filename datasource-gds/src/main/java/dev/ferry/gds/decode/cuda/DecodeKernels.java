@@ -8,7 +8,7 @@ import java.util.Optional;
  * The device decoder's kernels and the memory they run on, as one interface with two
  * implementations: {@link CudaDecodeKernels} launches the CUDA C kernels of the device jar
  * ({@code parquet_rle.cu}, {@code parquet_scan.cu}, {@code parquet_gather.cu},
- * {@code parquet_plain.cu}) on device addresses, and {@link KernelEmulation} runs the same index
+ * {@code parquet_plain.cu}, {@code parquet_headers.cu}) on device addresses, and {@link KernelEmulation} runs the same index
  * math in Java on emulated addresses, so {@link DeviceChunkDecode}, the host side that sizes
  * buffers and chains kernels, is tested against the CPU decoder on a machine without a GPU.
  *
@@ -78,4 +78,7 @@ public interface DecodeKernels
 
     /** INT64 MILLIS (multiply 1000) or NANOS (divide 1000) to microseconds; not yet chosen by the decoder (those pairs take the CPU). */
     void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors);
+
+    /** {@code parquet_headers.cu}: one thread per chunk walks its page headers into descriptor slots ({@link PageHeaderSlots}'s layout). */
+    void pageHeaders(long chunks, int chunkCount, long descriptors, long status);
 }

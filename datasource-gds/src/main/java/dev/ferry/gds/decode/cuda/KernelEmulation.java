@@ -567,6 +567,404 @@ public class KernelEmulation
         }
     }
 
+    // ---- parquet_headers.cu
+
+    /** The kernel's FerryHeadersCursor: the chunk being walked, and its first error. */
+    private static final class HeaderCursor
+    {
+        long data;
+        long length;
+        long position;
+        int error;
+        long errorAt = -1;
+    }
+
+    private static void headerFail(HeaderCursor c, int code, long at)
+    {
+        if (c.error == 0) {
+            c.error = code;
+            c.errorAt = at;
+        }
+    }
+
+    private int headerByte(HeaderCursor c)
+    {
+        if (c.error != 0) {
+            return 0;
+        }
+        if (c.position >= c.length) {
+            headerFail(c, PageHeaderSlots.TRUNCATED, c.position);
+            return 0;
+        }
+        int value = u8(c.data, c.position);
+        c.position++;
+        return value;
+    }
+
+    private static void headerAdvance(HeaderCursor c, long bytes)
+    {
+        if (c.error != 0) {
+            return;
+        }
+        if (Long.compareUnsigned(bytes, c.length - c.position) > 0) {
+            headerFail(c, PageHeaderSlots.TRUNCATED, c.position);
+            return;
+        }
+        c.position += bytes;
+    }
+
+    private long headerVarint(HeaderCursor c)
+    {
+        if (c.error != 0) {
+            return 0;
+        }
+        long start = c.position;
+        long value = 0;
+        for (int i = 0; i < 10; i++) {
+            if (c.position >= c.length) {
+                headerFail(c, PageHeaderSlots.TRUNCATED, start);
+                return 0;
+            }
+            int next = u8(c.data, c.position);
+            c.position++;
+            if (i == 9 && next > 1) {
+                break;
+            }
+            value |= (long) (next & 0x7F) << (7 * i);
+            if ((next & 0x80) == 0) {
+                return value;
+            }
+        }
+        headerFail(c, PageHeaderSlots.LONG_VARINT, start);
+        return 0;
+    }
+
+    private long headerInt(HeaderCursor c, long low, long high)
+    {
+        long start = c.position;
+        long raw = headerVarint(c);
+        if (c.error != 0) {
+            return 0;
+        }
+        long value = (raw >>> 1) ^ -(raw & 1);
+        if (value < low || value > high) {
+            headerFail(c, PageHeaderSlots.INT_RANGE, start);
+            return 0;
+        }
+        return value;
+    }
+
+    private long headerI32(HeaderCursor c)
+    {
+        return headerInt(c, Integer.MIN_VALUE, Integer.MAX_VALUE);
+    }
+
+    private long headerCount(HeaderCursor c)
+    {
+        long start = c.position;
+        long value = headerI32(c);
+        if (c.error == 0 && value < 0) {
+            headerFail(c, PageHeaderSlots.NEGATIVE, start);
+            return 0;
+        }
+        return value;
+    }
+
+    // Returns the field's compact type (0 at the end or on an error); lastId[0] becomes its id.
+    private int headerField(HeaderCursor c, long[] lastId)
+    {
+        int header = headerByte(c);
+        if (c.error != 0) {
+            return 0;
+        }
+        int type = header & 0x0F;
+        if (type == 0) {
+            return 0;
+        }
+        int delta = header >> 4;
+        if (delta == 0) {
+            lastId[0] = headerInt(c, Short.MIN_VALUE, Short.MAX_VALUE);
+        }
+        else {
+            lastId[0] += delta;
+        }
+        return c.error != 0 ? 0 : type;
+    }
+
+    private static boolean knownCompactType(int type)
+    {
+        return type >= 1 && type <= 12;
+    }
+
+    private void headerSkip(HeaderCursor c, int type)
+    {
+        int[] kinds = new int[PageHeaderSlots.MAX_DEPTH];
+        int[] keyTypes = new int[PageHeaderSlots.MAX_DEPTH];
+        int[] valueTypes = new int[PageHeaderSlots.MAX_DEPTH];
+        long[] left = new long[PageHeaderSlots.MAX_DEPTH];
+        int depth = 0;
+        int pending = type;
+        boolean inField = true;
+        while (c.error == 0) {
+            long start = c.position;
+            if (pending == 1 || pending == 2) {
+                if (!inField) {
+                    headerByte(c);
+                }
+            }
+            else if (pending == 3) {
+                headerByte(c);
+            }
+            else if (pending >= 4 && pending <= 6) {
+                headerVarint(c);
+            }
+            else if (pending == 7) {
+                headerAdvance(c, 8);
+            }
+            else if (pending == 8) {
+                long length = headerVarint(c);
+                headerAdvance(c, length);
+            }
+            else if (pending >= 9 && pending <= 12) {
+                if (depth == PageHeaderSlots.MAX_DEPTH) {
+                    headerFail(c, PageHeaderSlots.TOO_DEEP, start);
+                    return;
+                }
+                long elements = 0;
+                int keyType = 0;
+                int valueType = 0;
+                if (pending == 11) {
+                    long entries = headerVarint(c);
+                    if (entries != 0) {
+                        int types = headerByte(c);
+                        keyType = types >> 4;
+                        valueType = types & 0x0F;
+                        if (c.error == 0 && (!knownCompactType(keyType) || !knownCompactType(valueType))) {
+                            headerFail(c, PageHeaderSlots.COMPACT_TYPE, start);
+                        }
+                        if (c.error == 0 && Long.compareUnsigned(entries, (c.length - c.position) / 2) > 0) {
+                            headerFail(c, PageHeaderSlots.TRUNCATED, start);
+                        }
+                        elements = 2 * entries;
+                    }
+                }
+                else if (pending != 12) {
+                    int header = headerByte(c);
+                    elements = header >> 4;
+                    keyType = header & 0x0F;
+                    valueType = keyType;
+                    if (elements == 15) {
+                        elements = headerVarint(c);
+                    }
+                    if (c.error == 0 && !knownCompactType(keyType)) {
+                        headerFail(c, PageHeaderSlots.COMPACT_TYPE, start);
+                    }
+                    if (c.error == 0 && Long.compareUnsigned(elements, c.length - c.position) > 0) {
+                        headerFail(c, PageHeaderSlots.TRUNCATED, start);
+                    }
+                }
+                if (c.error != 0) {
+                    return;
+                }
+                kinds[depth] = pending;
+                keyTypes[depth] = keyType;
+                valueTypes[depth] = valueType;
+                left[depth] = elements;
+                depth++;
+            }
+            else {
+                headerFail(c, PageHeaderSlots.COMPACT_TYPE, start);
+                return;
+            }
+            pending = 0;
+            while (depth > 0 && c.error == 0 && pending == 0) {
+                int top = depth - 1;
+                if (kinds[top] == 12) {
+                    pending = headerField(c, new long[1]);
+                    inField = true;
+                    if (pending == 0) {
+                        depth--;
+                    }
+                }
+                else if (left[top] == 0) {
+                    depth--;
+                }
+                else {
+                    pending = kinds[top] == 11 && left[top] % 2 == 0 ? keyTypes[top] : valueTypes[top];
+                    left[top]--;
+                    inField = false;
+                }
+            }
+            if (pending == 0) {
+                return;
+            }
+        }
+    }
+
+    private void headerNested(HeaderCursor c, int intCount, int countMask, int boolId, long[] out)
+    {
+        long[] id = new long[1];
+        int seen = 0;
+        int type;
+        while ((type = headerField(c, id)) != 0) {
+            if (id[0] >= 1 && id[0] <= intCount && type == 5) {
+                int bit = (int) id[0] - 1;
+                out[bit] = ((countMask >> bit) & 1) != 0 ? headerCount(c) : headerI32(c);
+                seen |= 1 << bit;
+            }
+            else if (boolId > 0 && id[0] == boolId && (type == 1 || type == 2)) {
+                out[boolId - 1] = type == 1 ? 1 : 0;
+            }
+            else {
+                headerSkip(c, type);
+            }
+        }
+        if (c.error == 0 && seen != (1 << intCount) - 1) {
+            headerFail(c, PageHeaderSlots.MISSING_FIELD, c.position - 1);
+        }
+    }
+
+    private void headerPage(HeaderCursor c, long[] d)
+    {
+        long[] v1 = new long[4];
+        long[] dictionary = new long[3];
+        long[] v2 = new long[7];
+        Arrays.fill(d, -1);
+        Arrays.fill(v1, -1);
+        Arrays.fill(dictionary, -1);
+        Arrays.fill(v2, -1);
+        int structs = 0;
+        d[PageHeaderSlots.HEADER_OFFSET] = c.position;
+        d[PageHeaderSlots.IS_COMPRESSED] = 1;
+        d[PageHeaderSlots.HAS_CRC] = 0;
+        v2[6] = 1;
+        long typeAt = -1;
+        int seen = 0;
+        long[] id = new long[1];
+        int type;
+        while ((type = headerField(c, id)) != 0) {
+            if (id[0] >= 1 && id[0] <= 4 && type == 5) {
+                if (id[0] == 1) {
+                    typeAt = c.position;
+                    d[PageHeaderSlots.TYPE] = headerI32(c);
+                    seen |= 1;
+                }
+                else if (id[0] == 2) {
+                    d[PageHeaderSlots.UNCOMPRESSED_SIZE] = headerCount(c);
+                    seen |= 2;
+                }
+                else if (id[0] == 3) {
+                    d[PageHeaderSlots.COMPRESSED_SIZE] = headerCount(c);
+                    seen |= 4;
+                }
+                else {
+                    d[PageHeaderSlots.CRC] = headerI32(c);
+                    d[PageHeaderSlots.HAS_CRC] = 1;
+                }
+            }
+            else if (id[0] == 5 && type == 12) {
+                headerNested(c, 4, 1, 0, v1);
+                structs |= 1;
+            }
+            else if (id[0] == 7 && type == 12) {
+                headerNested(c, 2, 1, 3, dictionary);
+                structs |= 2;
+            }
+            else if (id[0] == 8 && type == 12) {
+                headerNested(c, 6, 0x37, 7, v2);
+                structs |= 4;
+            }
+            else {
+                headerSkip(c, type);
+            }
+        }
+        if (c.error != 0) {
+            return;
+        }
+        long end = c.position - 1;
+        if (seen != 7) {
+            headerFail(c, PageHeaderSlots.MISSING_FIELD, end);
+            return;
+        }
+        long pageType = d[PageHeaderSlots.TYPE];
+        if (pageType == PageHeaderSlots.DATA_PAGE) {
+            if ((structs & 1) == 0) {
+                headerFail(c, PageHeaderSlots.MISSING_FIELD, end);
+                return;
+            }
+            d[PageHeaderSlots.VALUE_COUNT] = v1[0];
+            d[PageHeaderSlots.ENCODING] = v1[1];
+            d[PageHeaderSlots.DEFINITION_ENCODING] = v1[2];
+            d[PageHeaderSlots.REPETITION_ENCODING] = v1[3];
+        }
+        else if (pageType == PageHeaderSlots.DICTIONARY_PAGE) {
+            if ((structs & 2) == 0) {
+                headerFail(c, PageHeaderSlots.MISSING_FIELD, end);
+                return;
+            }
+            d[PageHeaderSlots.VALUE_COUNT] = dictionary[0];
+            d[PageHeaderSlots.ENCODING] = dictionary[1];
+        }
+        else if (pageType == PageHeaderSlots.DATA_PAGE_V2) {
+            if ((structs & 4) == 0) {
+                headerFail(c, PageHeaderSlots.MISSING_FIELD, end);
+                return;
+            }
+            d[PageHeaderSlots.VALUE_COUNT] = v2[0];
+            d[PageHeaderSlots.NULL_COUNT] = v2[1];
+            d[PageHeaderSlots.ROW_COUNT] = v2[2];
+            d[PageHeaderSlots.ENCODING] = v2[3];
+            d[PageHeaderSlots.DEFINITION_LENGTH] = v2[4];
+            d[PageHeaderSlots.REPETITION_LENGTH] = v2[5];
+            d[PageHeaderSlots.IS_COMPRESSED] = v2[6];
+        }
+        else if (pageType != PageHeaderSlots.INDEX_PAGE) {
+            headerFail(c, PageHeaderSlots.PAGE_TYPE, typeAt);
+            return;
+        }
+        d[PageHeaderSlots.BODY_OFFSET] = c.position;
+        if (d[PageHeaderSlots.COMPRESSED_SIZE] > c.length - c.position) {
+            headerFail(c, PageHeaderSlots.BODY_PAST_END, c.position);
+            return;
+        }
+        c.position += d[PageHeaderSlots.COMPRESSED_SIZE];
+    }
+
+    @Override
+    public void pageHeaders(long chunks, int chunkCount, long descriptors, long status)
+    {
+        for (long index = 0; index < chunkCount; index++) {
+            long chunk = chunks + index * PageHeaderSlots.CHUNK_FIELDS * 8;
+            HeaderCursor c = new HeaderCursor();
+            c.data = getLong(chunk, 0);
+            c.length = getLong(chunk, 1);
+            long firstSlot = getLong(chunk, 2);
+            long slots = getLong(chunk, 3);
+            long pages = 0;
+            long headerAt = -1;
+            long[] d = new long[PageHeaderSlots.SLOT_FIELDS];
+            while (c.error == 0 && c.position < c.length) {
+                headerAt = c.position;
+                headerPage(c, d);
+                if (c.error != 0 || d[PageHeaderSlots.TYPE] == PageHeaderSlots.INDEX_PAGE) {
+                    continue;
+                }
+                if (pages < slots) {
+                    long slot = descriptors + (firstSlot + pages) * PageHeaderSlots.SLOT_BYTES;
+                    for (int i = 0; i < PageHeaderSlots.SLOT_FIELDS; i++) {
+                        putLong(slot, i, d[i]);
+                    }
+                }
+                pages++;
+            }
+            long out = status + index * PageHeaderSlots.STATUS_FIELDS * 8;
+            putLong(out, 0, pages);
+            putLong(out, 1, c.error);
+            putLong(out, 2, c.error != 0 ? headerAt : -1);
+            putLong(out, 3, c.error != 0 ? c.errorAt : -1);
+        }
+    }
+
     // ---- emulated memory
 
     private record Region(byte[] bytes, int offset) {}
