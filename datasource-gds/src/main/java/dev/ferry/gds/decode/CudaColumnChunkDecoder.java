@@ -245,13 +245,24 @@ final class CudaColumnChunkDecoder
     @Override
     public Optional<ColumnPath> residentChunk(Map<ColumnPath, Set<Encoding>> encodings, Map<ColumnPath, CompressionCodecName> codecs)
     {
-        if (kernels == null || kind.isEmpty() || cpu.leaves().size() != 1 || !cpu.deviceSupport(encodings).supported()) {
+        return kernels == null ? Optional.empty() : residentPath(cpu, encodings, codecs, kernels::cannotDecompress);
+    }
+
+    /**
+     * The chunk path the device decoder reads in place for {@code cpu}'s column (one flat leaf of a
+     * kind the kernels decode, encodings the shared rule takes), when its codec is one the device
+     * decompresses ({@code cannotDecompress} empty): a chunk the CPU would decompress comes through parquet-mr.
+     * The one rule for the cuda decoder and the simulated backend's, so both take the same chunks.
+     */
+    static Optional<ColumnPath> residentPath(CpuColumnChunkDecoder cpu, Map<ColumnPath, Set<Encoding>> encodings, Map<ColumnPath, CompressionCodecName> codecs,
+            Function<CompressionCodecName, Optional<String>> cannotDecompress)
+    {
+        if (cpu.leaves().size() != 1 || !cpu.deviceSupport(encodings).supported() || kindOf(cpu).kind().isEmpty()) {
             return Optional.empty();
         }
         ColumnPath path = ColumnPath.get(cpu.leaves().get(0).descriptor.getPath());
         CompressionCodecName codec = codecs.get(path);
-        // The kernels must be able to decompress the chunk where it lies: a chunk the CPU would decompress comes through parquet-mr.
-        if (codec == null || (codec != CompressionCodecName.UNCOMPRESSED && kernels.cannotDecompress(codec).isPresent())) {
+        if (codec == null || (codec != CompressionCodecName.UNCOMPRESSED && cannotDecompress.apply(codec).isPresent())) {
             return Optional.empty();
         }
         return Optional.of(path);

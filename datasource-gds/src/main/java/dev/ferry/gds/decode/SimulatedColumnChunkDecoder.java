@@ -95,16 +95,7 @@ final class SimulatedColumnChunkDecoder
     public Optional<ColumnPath> residentChunk(Map<ColumnPath, Set<Encoding>> encodings, Map<ColumnPath, CompressionCodecName> codecs)
     {
         // The chunks the cuda decoder takes in place, and only those, so the simulation counts the crossings a GPU would make.
-        if (cpu.leaves().size() != 1 || !cpu.deviceSupport(encodings).supported() || CudaColumnChunkDecoder.kindOf(cpu).kind().isEmpty()) {
-            return Optional.empty();
-        }
-        ColumnPath path = ColumnPath.get(cpu.leaves().get(0).descriptor.getPath());
-        CompressionCodecName codec = codecs.get(path);
-        // Those: those whose codec nvCOMP decompresses (here the CPU stands in for it).
-        if (codec == null || (codec != CompressionCodecName.UNCOMPRESSED && HostPageDecompression.cannotDecompress(codec).isPresent())) {
-            return Optional.empty();
-        }
-        return Optional.of(path);
+        return CudaColumnChunkDecoder.residentPath(cpu, encodings, codecs, HostPageDecompression::cannotDecompress);
     }
 
     /**

@@ -1,7 +1,5 @@
 package dev.ferry.gds.read;
 
-import dev.ferry.conf.MapConfigSource;
-import dev.ferry.device.DeviceRuntime;
 import dev.ferry.gds.TestingSpark;
 import dev.ferry.gds.decode.cuda.EmulatedDeviceKernels;
 import dev.ferry.gds.parquet.CorruptParquetException;
@@ -15,9 +13,8 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
@@ -49,21 +46,10 @@ class TestCompressedChunksOnTheDevice
 {
     private static final List<String> CODECS = List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
 
-    private static DeviceRuntime runtime;
+    @RegisterExtension
+    static final SimulatedDevice DEVICE = new SimulatedDevice();
 
-    @BeforeAll
-    static void start()
-    {
-        runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "256m")));
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        runtime.close();
-    }
-
-    private static Dataset<Row> rows()
+    static Dataset<Row> rows()
     {
         return TestingSpark.start().range(0, 6000, 1, 1).selectExpr(
                 "id",
@@ -86,9 +72,9 @@ class TestCompressedChunksOnTheDevice
                 data.write().option("compression", codec).option("parquet.writer.version", version).option("parquet.page.size", "4096")
                         .option("parquet.dictionary.page.size", "4096").parquet(written.toString());
                 Path file = parquetFile(written);
-                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFile(runtime, Optional.of(EmulatedDeviceKernels::new), file);
+                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFile(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), file);
                 // The simulated backend's own device decoder makes the same upload: its host-to-device bytes are the bodies as stored.
-                DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFile(runtime, Optional.empty(), file);
+                DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFile(DEVICE.runtime(), Optional.empty(), file);
                 String label = version + " " + codec;
                 assertEquals(Map.of(), result.fallbacks(), label + ": every chunk is decoded on the device");
                 long chunks = 0;
@@ -116,7 +102,7 @@ class TestCompressedChunksOnTheDevice
                 }
             }
         }
-        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
     @Test
@@ -127,7 +113,7 @@ class TestCompressedChunksOnTheDevice
         rows().write().option("compression", "snappy").option("parquet.page.size", "4096").parquet(written.toString());
         Path file = parquetFile(written);
         // nvCOMP missing (as on a GPU machine without its library): the chunks must not fall back to the CPU decoder.
-        DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFile(runtime, Optional.of(target -> new EmulatedDeviceKernels(target)
+        DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFile(DEVICE.runtime(), Optional.of(target -> new EmulatedDeviceKernels(target)
         {
             @Override
             public Optional<String> cannotDecompress(CompressionCodecName codec)
@@ -150,7 +136,7 @@ class TestCompressedChunksOnTheDevice
         assertEquals(0, counts.decompressedChunks(), counts.toString());
         assertEquals(counts.decodedBytes(), counts.uploadedBytes(), "the bodies cross decompressed (" + counts + ")");
         assertTrue(counts.uploadedBytes() > 0 && counts.uploadedBytes() < uncompressed, "bodies without page headers (" + counts + ")");
-        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
     @Test
@@ -173,16 +159,16 @@ class TestCompressedChunksOnTheDevice
         bytes[body] ^= 0x01;
         Path corrupt = directory.resolve("corrupt.parquet");
         Files.write(corrupt, bytes);
-        CorruptParquetException device = assertThrows(CorruptParquetException.class, () -> DeviceDecodeComparison.deviceOnly(runtime, Optional.of(EmulatedDeviceKernels::new), corrupt));
+        CorruptParquetException device = assertThrows(CorruptParquetException.class, () -> DeviceDecodeComparison.deviceOnly(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), corrupt));
         // The comparison reads from memory under the source id memory:test; the reader names it.
         assertTrue(device.getMessage().startsWith("Malformed Parquet file memory:test: column p: data page 0"), device.getMessage());
         assertTrue(device.getMessage().contains("did not decompress on the device"), device.getMessage());
-        CorruptParquetException simulated = assertThrows(CorruptParquetException.class, () -> DeviceDecodeComparison.deviceOnly(runtime, Optional.empty(), corrupt));
+        CorruptParquetException simulated = assertThrows(CorruptParquetException.class, () -> DeviceDecodeComparison.deviceOnly(DEVICE.runtime(), Optional.empty(), corrupt));
         assertTrue(simulated.getMessage().startsWith("Malformed Parquet file memory:test: column p: data page 0 does not decompress"), simulated.getMessage());
-        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
-    private static Path parquetFile(Path directory)
+    static Path parquetFile(Path directory)
             throws IOException
     {
         try (Stream<Path> files = Files.list(directory)) {
@@ -190,7 +176,7 @@ class TestCompressedChunksOnTheDevice
         }
     }
 
-    private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file)
+    static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file)
             throws IOException
     {
         try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toString()), new Configuration()))) {

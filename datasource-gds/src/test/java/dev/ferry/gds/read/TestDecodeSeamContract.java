@@ -1,14 +1,10 @@
 package dev.ferry.gds.read;
 
-import dev.ferry.conf.MapConfigSource;
-import dev.ferry.device.DeviceRuntime;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,25 +21,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TestDecodeSeamContract
 {
-    private static DeviceRuntime runtime;
-
-    @BeforeAll
-    static void start()
-    {
-        runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "256m")));
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        runtime.close();
-    }
+    @RegisterExtension
+    static final SimulatedDevice DEVICE = new SimulatedDevice();
 
     @Test
     void deviceBuffersEqualHostBuffersOverTheCorpora(@TempDir Path directory)
             throws Exception
     {
-        DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(runtime, Optional.empty(), directory);
+        DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(DEVICE.runtime(), Optional.empty(), directory);
 
         assertTrue(summary.compared().size() >= 40, "files compared: " + summary.compared() + "; skipped (host read refused them): " + summary.skipped());
         assertTrue(summary.compared().stream().filter(name -> name.startsWith("part-")).count() >= 3, "every Spark-written corpus is compared: " + summary.compared());
@@ -57,6 +42,6 @@ class TestDecodeSeamContract
         // Host-to-device copies: the fallback chunks' decoded bytes, plus the pages of the device-decoded chunks (uploaded as the cuda decoder does).
         assertTrue(summary.hostToDeviceBytes() > summary.decodedHostBytes(), "pages of device-decoded chunks are uploaded: " + summary.hostToDeviceBytes()
                 + " bytes copied up, " + summary.decodedHostBytes() + " of them decoded on the host");
-        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 }

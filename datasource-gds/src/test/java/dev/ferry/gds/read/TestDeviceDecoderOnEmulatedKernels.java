@@ -1,11 +1,8 @@
 package dev.ferry.gds.read;
 
-import dev.ferry.conf.MapConfigSource;
-import dev.ferry.device.DeviceRuntime;
 import dev.ferry.gds.decode.cuda.EmulatedDeviceKernels;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -26,25 +23,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TestDeviceDecoderOnEmulatedKernels
 {
-    private static DeviceRuntime runtime;
-
-    @BeforeAll
-    static void start()
-    {
-        runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "256m")));
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        runtime.close();
-    }
+    @RegisterExtension
+    static final SimulatedDevice DEVICE = new SimulatedDevice();
 
     @Test
     void emulatedKernelsEqualTheCpuDecoderOverTheCorpora(@TempDir Path directory)
             throws Exception
     {
-        DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(runtime, Optional.of(EmulatedDeviceKernels::new), directory);
+        DeviceDecodeComparison.Summary summary = DeviceDecodeComparison.run(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), directory);
         System.out.println("device decoder (emulated kernels): " + summary.deviceChunks() + " column chunks decoded by the kernels over "
                 + summary.compared().size() + " files (" + summary.chunksDecompressedOnDevice() + " decompressed on the device, page bodies "
                 + summary.pageBytesUploaded() + " bytes uploaded for " + summary.pageBytesDecoded() + " decoded); CPU fallbacks by reason: " + summary.fallbacks());
@@ -60,15 +46,15 @@ class TestDeviceDecoderOnEmulatedKernels
         assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("encoding DELTA")), "DELTA_* chunks fall back: " + fallbacks);
         assertTrue(fallbacks.keySet().stream().anyMatch(reason -> reason.startsWith("type ")), "converted types fall back: " + fallbacks);
         assertTrue(fallbacks.keySet().stream().noneMatch(reason -> reason.startsWith("BOOLEAN")), "PLAIN booleans take the kernels: " + fallbacks);
-        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
 
         // A reader closed mid-row-group (a LIMIT) frees the chunk the device decoder holds.
         Path sparkFile;
         try (var files = java.nio.file.Files.list(directory.resolve("spark-v2"))) {
             sparkFile = files.filter(file -> file.getFileName().toString().endsWith(".parquet")).findFirst().orElseThrow();
         }
-        EmulatedDeviceKernels kernels = (EmulatedDeviceKernels) DeviceDecodeComparison.firstDeviceBatchThenClose(runtime, sparkFile, EmulatedDeviceKernels::new);
+        EmulatedDeviceKernels kernels = (EmulatedDeviceKernels) DeviceDecodeComparison.firstDeviceBatchThenClose(DEVICE.runtime(), sparkFile, EmulatedDeviceKernels::new);
         assertEquals(0, kernels.allocatedBytes(), "emulated device memory left after closing mid-row-group");
-        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "device buffers left after closing mid-row-group");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "device buffers left after closing mid-row-group");
     }
 }

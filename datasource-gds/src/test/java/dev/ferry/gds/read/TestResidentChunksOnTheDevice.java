@@ -1,7 +1,5 @@
 package dev.ferry.gds.read;
 
-import dev.ferry.conf.MapConfigSource;
-import dev.ferry.device.DeviceRuntime;
 import dev.ferry.device.DeviceStream;
 import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.TestingSpark;
@@ -21,9 +19,8 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -57,36 +54,19 @@ class TestResidentChunksOnTheDevice
 {
     private static final List<String> CODECS = List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
 
-    private static DeviceRuntime runtime;
+    @RegisterExtension
+    static final SimulatedDevice DEVICE = new SimulatedDevice();
 
-    @BeforeAll
-    static void start()
-    {
-        runtime = DeviceRuntime.create(new MapConfigSource(Map.of("spark.ferry.device", "simulated", "spark.ferry.device.simulated.capacity", "256m")));
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        runtime.close();
-    }
-
+    // The compressed-chunk test's columns, with decimals and dates the kernels also take.
     private static Dataset<Row> rows()
     {
-        return TestingSpark.start().range(0, 6000, 1, 1).selectExpr(
-                "id",
-                "CASE WHEN id % 5 = 0 THEN NULL ELSE CAST(id % 1000 AS INT) END AS i",
-                "CASE WHEN id % 4 = 0 THEN NULL ELSE concat('s', CAST(id % 40 AS STRING)) END AS s",
-                "concat('plain-', CAST(id * 7919 AS STRING)) AS p",
-                "CAST(id AS DOUBLE) / 3 AS d",
-                "CASE WHEN id % 6 = 0 THEN NULL ELSE CAST(id * 1.25 - 1000 AS DECIMAL(9, 2)) END AS dec9",
-                "date_add(DATE '1970-01-01', CAST(id % 20000 AS INT)) AS dt",
-                "id % 3 = 0 AS b");
+        return TestCompressedChunksOnTheDevice.rows().selectExpr("*", "CASE WHEN id % 6 = 0 THEN NULL ELSE CAST(id * 1.25 - 1000 AS DECIMAL(9, 2)) END AS dec9",
+                "date_add(DATE '1970-01-01', CAST(id % 20000 AS INT)) AS dt");
     }
 
     private static Function<Path, ParquetDataSource> gds()
     {
-        return path -> GdsParquetDataSource.open(runtime, 0, path, path.toString(), new ReadPlanning(1 << 20, 64 << 20, 64 << 20), Optional.empty(), 1);
+        return path -> GdsParquetDataSource.open(DEVICE.runtime(), 0, path, path.toString(), new ReadPlanning(1 << 20, 64 << 20, 64 << 20), Optional.empty(), 1);
     }
 
     @Test
@@ -102,7 +82,7 @@ class TestResidentChunksOnTheDevice
                         .option("parquet.dictionary.page.size", "65536").option("parquet.block.size", "65536").parquet(written.toString());
                 Path file = parquetFile(written);
                 String label = version + " " + codec;
-                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFileThrough(runtime, Optional.of(EmulatedDeviceKernels::new), file,
+                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), file,
                         Optional.of(gds()));
                 long chunks = 0;
                 for (BlockMetaData block : footer(file).getBlocks()) {
@@ -124,14 +104,14 @@ class TestResidentChunksOnTheDevice
                 assertEquals(codec.equals("uncompressed") ? 0 : chunks, counts.decompressedChunks(), label + ": decompressed on the device (" + counts + ")");
 
                 // The simulated backend's own device decoder takes the same chunks in place, with the same (absent) crossings.
-                DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(runtime, Optional.empty(), file, Optional.of(gds()));
+                DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.empty(), file, Optional.of(gds()));
                 ReadCounters simulatedReads = simulated.deviceSideReads().orElseThrow();
                 assertEquals(Map.of(), simulated.fallbacks(), label + ": every chunk is decoded by the simulated device decoder");
                 assertEquals(chunks, simulatedReads.residentChunks(), label + ": the simulated decoder reads every chunk where the GDS read left it");
                 assertEquals(0, simulatedReads.plannedDeviceToHostBytes(), label + ": the simulated decoder copies no row data back");
             }
         }
-        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
     @Test
@@ -144,7 +124,7 @@ class TestResidentChunksOnTheDevice
                 .write().option("compression", "snappy").option("parquet.enable.dictionary", "true").option("parquet.dictionary.page.size", "8192")
                 .option("parquet.page.size", "1024").parquet(written.toString());
         Path file = parquetFile(written);
-        DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFileThrough(runtime, Optional.of(EmulatedDeviceKernels::new), file,
+        DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), file,
                 Optional.of(gds()));
         DevicePageCounts counts = result.counts();
         ReadCounters reads = result.deviceSideReads().orElseThrow();
@@ -159,20 +139,20 @@ class TestResidentChunksOnTheDevice
         assertEquals(givenBack, reads.plannedDeviceToHostBytes(), "only the given-back chunk crossed back, once");
         assertEquals(1, counts.residentChunks(), "the other chunk decoded where it lies (" + counts + ")");
         // The simulated backend's decoder makes the same crossing for the same chunk.
-        DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(runtime, Optional.empty(), file, Optional.of(gds()));
+        DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.empty(), file, Optional.of(gds()));
         assertEquals(givenBack, simulated.deviceSideReads().orElseThrow().plannedDeviceToHostBytes(), "the simulated decoder copies the same chunk back");
-        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
     @Test
     void theCorporaThroughTheGdsRouteEqualTheCpuDecoder()
             throws Exception
     {
-        DeviceDecodeComparison.ResidentSummary summary = DeviceDecodeComparison.residentOverCorpora(runtime, Optional.of(EmulatedDeviceKernels::new), gds());
+        DeviceDecodeComparison.ResidentSummary summary = DeviceDecodeComparison.residentOverCorpora(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), gds());
         System.out.println("resident chunks over the corpora (emulated kernels): " + summary);
         assertTrue(summary.files() >= 40, "files compared: " + summary);
         assertTrue(summary.residentChunks() > 150, "chunks decoded in place: " + summary);
-        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
     @Test
@@ -201,7 +181,7 @@ class TestResidentChunksOnTheDevice
         CorruptParquetException error;
         try (ParquetDataSource source = gds().apply(corrupt);
                 RootAllocator allocator = new RootAllocator();
-                DeviceStream stream = runtime.newStream(0);
+                DeviceStream stream = DEVICE.runtime().newStream(0);
                 ParquetSliceReader reader = opened.reader(settings, options, allocator, source)) {
             reader.useDeviceKernels(target -> {
                 EmulatedDeviceKernels built = new EmulatedDeviceKernels(target);
@@ -210,7 +190,7 @@ class TestResidentChunksOnTheDevice
             });
             error = assertThrows(CorruptParquetException.class, () -> {
                 Optional<DeviceBatch> batch;
-                while ((batch = reader.nextOnDevice(1000, new DeviceTarget(runtime, 0, stream))).isPresent()) {
+                while ((batch = reader.nextOnDevice(1000, new DeviceTarget(DEVICE.runtime(), 0, stream))).isPresent()) {
                     batch.get().close();
                 }
             });
@@ -218,23 +198,18 @@ class TestResidentChunksOnTheDevice
         assertTrue(error.getMessage().contains(corrupt.toString()) && error.getMessage().contains("column d") && error.getMessage().contains(String.valueOf(headerAt)),
                 error.getMessage());
         assertEquals(0, kernels[0].allocatedBytes(), "emulated device memory left after the error");
-        assertEquals(0, runtime.deviceAllocator(0).allocatedBytes(), "device buffers left after the error");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "device buffers left after the error");
     }
 
     private static Path parquetFile(Path directory)
             throws IOException
     {
-        List<Path> files = DeviceDecodeComparison.parquetFiles(directory);
-        assertEquals(1, files.size(), "one file in " + directory);
-        return files.get(0);
+        return TestCompressedChunksOnTheDevice.parquetFile(directory);
     }
 
     private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file)
             throws IOException
     {
-        try (var reader = org.apache.parquet.hadoop.ParquetFileReader.open(org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
-                new org.apache.hadoop.fs.Path(file.toString()), new org.apache.hadoop.conf.Configuration()))) {
-            return reader.getFooter();
-        }
+        return TestCompressedChunksOnTheDevice.footer(file);
     }
 }
