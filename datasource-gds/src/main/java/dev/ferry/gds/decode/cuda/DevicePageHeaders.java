@@ -40,7 +40,8 @@ public final class DevicePageHeaders
     private DevicePageHeaders() {}
 
     /**
-     * Walks every chunk's page headers in one launch ({@code parquet_headers.cu}); a header that is
+     * Walks every chunk's page headers in one launch ({@code parquet_headers.cu}; a second for the
+     * chunks with more pages than their first slots); a header that is
      * malformed, runs past its chunk, or pages whose value counts do not add up to the chunk's are a
      * {@code CorruptParquetException} naming {@code file}, the column and the file offset of the page.
      * Each page's uncompressed size is at most {@code maxPageBytes}. A chunk of no values has no
@@ -48,7 +49,13 @@ public final class DevicePageHeaders
      */
     public static List<Walked> walk(DecodeKernels kernels, String file, List<Chunk> chunks, long maxPageBytes)
     {
+        if (maxPageBytes <= 0) {
+            throw new IllegalArgumentException("maxPageBytes must be positive, got " + maxPageBytes);
+        }
         for (Chunk chunk : chunks) {
+            if (chunk.length() > 0 && chunk.address() == 0) {
+                throw new IllegalArgumentException("column " + chunk.column() + " of " + file + ": " + chunk.length() + " bytes at the null address");
+            }
             if (chunk.length() < 0 || chunk.valueCount() < 0 || chunk.fileOffset() < 0) {
                 throw new CorruptParquetException(file, "column " + chunk.column() + ": column chunk at file offset " + chunk.fileOffset() + " has length "
                         + chunk.length() + " and " + chunk.valueCount() + " values");
@@ -76,7 +83,7 @@ public final class DevicePageHeaders
         if (pendingCount > 0) {
             Chunk chunk = chunks.get(pending[0]);
             throw new FerryException(ErrorCategory.INTERNAL_ERROR, "the device page-header walk of column " + chunk.column() + " in " + file
-                    + " counted more pages with " + slots[pending[0]] + " slots than with the slots it asked for");
+                    + " found more pages on its second launch than the " + slots[pending[0]] + " its first counted");
         }
         List<Walked> walked = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
