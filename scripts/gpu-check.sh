@@ -194,8 +194,16 @@ if [ "$FULL" = 1 ]; then
     #     parquet-testing (where carried) and Spark-written files, every buffer compared byte for byte with the CPU
     #     decoder's, fallbacks counted by reason, decoded GB/s of both paths printed. Skipped with the reason where the
     #     kernels cannot run (the simulated dry run).
-    stage device-decode 150 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CORPUS_ROOT:$CP" "${JUNIT[@]}" \
+    #     Its second test is the resident path: each file read through the GDS route (cuFile, or its POSIX fallback), the
+    #     chunks the kernels take left in GPU memory, walked by parquet_headers.cu, decoded in place, row data copied back
+    #     printed (0 expected for those chunks).
+    stage device-decode 180 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CORPUS_ROOT:$CP" "${JUNIT[@]}" \
         --select-class dev.ferry.gds.read.DeviceDecodeGpuCheck --reports-dir "$OUT/junit-device-decode"
+
+    # 4b''. The page-header walk alone (parquet_headers.cu, NVRTC, one thread per chunk) over the corpora against
+    #     parquet-mr's Thrift reading of the same bytes, pages/s printed.
+    stage device-headers 90 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CORPUS_ROOT:$CP" "${JUNIT[@]}" \
+        --select-class dev.ferry.gds.decode.cuda.DevicePageHeadersGpuCheck --reports-dir "$OUT/junit-device-headers"
 
     # 4b'. Decode rates (issue 18's targets): DecodeRateGpuCheck generates a lineitem-like table here (longs, ints, INT64
     #     decimals, doubles, dates, strings, nulls; FERRY_DECODE_RATE_ROWS rows, default 2,000,000, about 270 MB decoded)
