@@ -115,7 +115,10 @@ final class CudaColumnChunkDecoder
     {
         Optional<DeviceValueKind> chosen = Optional.empty();
         String refusal = "";
-        if (cpu.leaves().size() == 1 && cpu.flatLayout().isPresent()) {
+        if (cpu.leaves().size() == 1 && cpu.flatLayout().isEmpty() && DeviceDecodeSupport.fixedLengthDecimal(cpu.leaves().get(0))) {
+            chosen = Optional.of(DeviceValueKind.DECIMAL_FIXED_LEN);
+        }
+        else if (cpu.leaves().size() == 1 && cpu.flatLayout().isPresent()) {
             PrimitiveTypeName physical = cpu.leaves().get(0).descriptor.getPrimitiveType().getPrimitiveTypeName();
             switch (cpu.flatLayout().get()) {
                 case FIXED4 -> chosen = Optional.of(DeviceValueKind.FIXED4);
@@ -215,7 +218,7 @@ final class CudaColumnChunkDecoder
         }
         if (refusal.isEmpty()) {
             try {
-                chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getMaxDefinitionLevel(), layout);
+                chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getPrimitiveType().getTypeLength(), descriptor.getMaxDefinitionLevel(), layout, 0);
                 counts.add(layout.storedBodyBytes(), layout.decodedBodyBytes(), chunk.framingBytes(), layout.codec().isPresent());
                 return;
             }
@@ -299,7 +302,7 @@ final class CudaColumnChunkDecoder
             }
             if (refusal.isEmpty()) {
                 try {
-                    chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getMaxDefinitionLevel(), layout, address);
+                    chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getPrimitiveType().getTypeLength(), descriptor.getMaxDefinitionLevel(), layout, address);
                     counts.addResident(layout.decodedBodyBytes(), walked.framingBytes() + chunk.framingBytes(), layout.codec().isPresent());
                     return;
                 }

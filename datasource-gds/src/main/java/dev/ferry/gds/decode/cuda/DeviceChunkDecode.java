@@ -53,6 +53,8 @@ public final class DeviceChunkDecode
     private final int maxDefinition;
     private final ChunkPages pages;
     private final long resident;
+    // Bytes of one Parquet value (the column's type length for FIXED_LEN_BYTE_ARRAY decimals).
+    private final int valueWidth;
     private List<ChunkPages.DataPageLayout> layouts;
     private long uploadedBytes;
     private long framingBytes;
@@ -74,17 +76,22 @@ public final class DeviceChunkDecode
 
     public DeviceChunkDecode(DecodeKernels kernels, ChunkName name, DeviceValueKind kind, int maxDefinition, ChunkPages pages)
     {
-        this(kernels, name, kind, maxDefinition, pages, 0);
+        this(kernels, name, kind, 0, maxDefinition, pages, 0);
     }
 
     /**
+     * {@code typeLength}: the column's FIXED_LEN_BYTE_ARRAY length (for {@link DeviceValueKind#DECIMAL_FIXED_LEN}; else unused).
      * {@code resident}: where a resident chunk ({@link ChunkPages#resident}) sits as read in the
      * kernels' memory (its bodies are read from there, nothing is uploaded); 0 for an uploaded one.
      * The caller keeps that memory, which is no longer read once this constructor returns.
      */
-    public DeviceChunkDecode(DecodeKernels kernels, ChunkName name, DeviceValueKind kind, int maxDefinition, ChunkPages pages, long resident)
+    public DeviceChunkDecode(DecodeKernels kernels, ChunkName name, DeviceValueKind kind, int typeLength, int maxDefinition, ChunkPages pages, long resident)
     {
         this.kernels = requireNonNull(kernels, "kernels is null");
+        if (kind == DeviceValueKind.DECIMAL_FIXED_LEN && (typeLength < 1 || typeLength > 16)) {
+            throw new IllegalArgumentException("FIXED_LEN_BYTE_ARRAY decimals of " + typeLength + " bytes are not decimal128");
+        }
+        this.valueWidth = kind.parquetWidth(typeLength);
         if (pages.isResident() != (resident != 0)) {
             throw new IllegalArgumentException(pages.isResident() ? "a resident chunk needs the address it was read to" : "an uploaded chunk has no resident address");
         }
@@ -227,9 +234,9 @@ public final class DeviceChunkDecode
             for (ChunkPages.DataPageLayout page : layouts) {
                 int start = denseStarts[page.index()];
                 int count = denseStarts[page.index() + 1] - start;
-                if ((long) count * kind.parquetWidth() > page.valuesLength()) {
+                if ((long) count * valueWidth > page.valuesLength()) {
                     throw corrupt("data page " + page.index() + " holds " + page.valuesLength() + " value bytes, fewer than its " + count + " values of "
-                            + kind.parquetWidth() + " bytes");
+                            + valueWidth + " bytes");
                 }
                 convert(chunk + page.valuesOffset(), count, dense + (long) kind.arrowWidth() * start);
                 check("the PLAIN values of data page " + page.index());
@@ -373,8 +380,8 @@ public final class DeviceChunkDecode
             check("the dictionary page");
             return;
         }
-        if ((long) size * kind.parquetWidth() > pages.dictionaryLength()) {
-            throw corrupt("dictionary page of " + size + " entries of " + kind.parquetWidth() + " bytes holds only " + pages.dictionaryLength() + " bytes");
+        if ((long) size * valueWidth > pages.dictionaryLength()) {
+            throw corrupt("dictionary page of " + size + " entries of " + valueWidth + " bytes holds only " + pages.dictionaryLength() + " bytes");
         }
         dictionary = own((long) kind.arrowWidth() * size);
         convert(dictionaryPage, size, dictionary);
@@ -387,9 +394,10 @@ public final class DeviceChunkDecode
             return;
         }
         switch (kind) {
-            case FIXED4, FIXED8 -> kernels.copy(in, out, (long) count * kind.parquetWidth());
+            case FIXED4, FIXED8 -> kernels.copy(in, out, (long) count * valueWidth);
             case INT96_MICROS -> kernels.int96ToMicros(in, count, out);
-            case DECIMAL_INT32, DECIMAL_INT64 -> kernels.decimalTo128(in, count, kind.parquetWidth(), 0, out, errors);
+            case DECIMAL_INT32, DECIMAL_INT64 -> kernels.decimalTo128(in, count, valueWidth, 0, out, errors);
+            case DECIMAL_FIXED_LEN -> kernels.decimalTo128(in, count, valueWidth, 1, out, errors);
             case STRINGS, BOOLEANS -> throw new IllegalStateException(kind + " are not converted");
         }
     }

@@ -16,6 +16,11 @@ public enum DeviceValueKind
     DECIMAL_INT32(4, 16),
     /** INT64 unscaled decimals to decimal128 (ferry_decimal_to_128). */
     DECIMAL_INT64(8, 16),
+    /**
+     * FIXED_LEN_BYTE_ARRAY unscaled big-endian decimals (1 to 16 bytes, the column's type length:
+     * {@link #parquetWidth(int)}) to decimal128 (ferry_decimal_to_128).
+     */
+    DECIMAL_FIXED_LEN(0, 16),
     /** BYTE_ARRAY to Arrow offsets and data. */
     STRINGS(0, 0),
     /** PLAIN BOOLEAN bits to an Arrow bit vector (ferry_copy_bits per page, ferry_spaced_booleans per batch). */
@@ -33,6 +38,12 @@ public enum DeviceValueKind
     public int parquetWidth()
     {
         return parquetWidth;
+    }
+
+    /** The Parquet width of this kind's values in a column whose FIXED_LEN_BYTE_ARRAY type length is {@code typeLength} (used only by {@link #DECIMAL_FIXED_LEN}). */
+    public int parquetWidth(int typeLength)
+    {
+        return this == DECIMAL_FIXED_LEN ? typeLength : parquetWidth;
     }
 
     public int arrowWidth()
