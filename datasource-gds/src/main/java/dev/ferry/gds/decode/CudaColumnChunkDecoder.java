@@ -115,8 +115,8 @@ final class CudaColumnChunkDecoder
     {
         Optional<DeviceValueKind> chosen = Optional.empty();
         String refusal = "";
-        if (cpu.leaves().size() == 1 && cpu.flatLayout().isEmpty() && DeviceDecodeSupport.fixedLengthDecimal(cpu.leaves().get(0))) {
-            chosen = Optional.of(DeviceValueKind.DECIMAL_FIXED_LEN);
+        if (cpu.leaves().size() == 1 && cpu.flatLayout().isEmpty()) {
+            chosen = DeviceDecodeSupport.deviceConversion(cpu.leaves().get(0));
         }
         else if (cpu.leaves().size() == 1 && cpu.flatLayout().isPresent()) {
             PrimitiveTypeName physical = cpu.leaves().get(0).descriptor.getPrimitiveType().getPrimitiveTypeName();

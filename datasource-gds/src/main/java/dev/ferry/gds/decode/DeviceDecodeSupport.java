@@ -2,6 +2,7 @@ package dev.ferry.gds.decode;
 
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
+import dev.ferry.gds.decode.cuda.DeviceValueKind;
 import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.hadoop.metadata.ColumnPath;
 
@@ -14,7 +15,7 @@ import java.util.Set;
 /**
  * Which column chunks a device decoder takes (issue 18's scope): flat columns (no repetition, at
  * most one definition level) whose Parquet and Spark type pair needs no per-value conversion (a
- * {@link FlatLayout}) or is a FIXED_LEN_BYTE_ARRAY decimal the device converts, encoded PLAIN or with a dictionary, levels RLE or bit-packed. Everything else
+ * {@link FlatLayout}) or whose conversion the device makes in one kernel ({@link #deviceConversion}), encoded PLAIN or with a dictionary, levels RLE or bit-packed. Everything else
  * stays on the CPU decoder, per chunk, with the reason. One rule set, so every device
  * implementation (CUDA kernels, the simulated backend's CPU-into-device-memory decoder) refuses the
  * same chunks for the same reasons.
@@ -29,15 +30,22 @@ public final class DeviceDecodeSupport
     private DeviceDecodeSupport() {}
 
     /**
-     * A decimal on FIXED_LEN_BYTE_ARRAY of at most 16 bytes: no flat layout on the CPU (its writer
-     * converts each value), but the device converts the big-endian bytes to decimal128 in one kernel
-     * (ferry_decimal_to_128), so device decoders take it.
+     * The conversion the device makes for a leaf with no flat layout on the CPU (its writer converts
+     * each value) whose whole conversion is one kernel: a decimal on FIXED_LEN_BYTE_ARRAY of at most
+     * 16 bytes (big-endian bytes to decimal128, ferry_decimal_to_128) and millisecond timestamps read
+     * as stored (times 1000, ferry_timestamp_to_micros). Empty: only the CPU converts it.
      */
-    static boolean fixedLengthDecimal(LeafNode leaf)
+    static Optional<DeviceValueKind> deviceConversion(LeafNode leaf)
     {
         PrimitiveType type = leaf.descriptor.getPrimitiveType();
-        return leaf.pair == ParquetSparkType.BYTES_DECIMAL_AS_DECIMAL && type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
-                && type.getTypeLength() >= 1 && type.getTypeLength() <= 16;
+        if (leaf.pair == ParquetSparkType.BYTES_DECIMAL_AS_DECIMAL && type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
+                && type.getTypeLength() >= 1 && type.getTypeLength() <= 16) {
+            return Optional.of(DeviceValueKind.DECIMAL_FIXED_LEN);
+        }
+        if (leaf.pair == ParquetSparkType.TIMESTAMP_AS_TIMESTAMP && leaf.writer instanceof ValueWriters.TimestampWriter timestamps && timestamps.millisAsStored()) {
+            return Optional.of(DeviceValueKind.TIMESTAMP_MILLIS);
+        }
+        return Optional.empty();
     }
 
     static DecodeSupport check(List<LeafNode> leaves, Optional<FlatLayout> flat, Map<ColumnPath, Set<Encoding>> encodings)
@@ -53,7 +61,7 @@ public final class DeviceDecodeSupport
         if (descriptor.getMaxRepetitionLevel() != 0 || descriptor.getMaxDefinitionLevel() > 1) {
             return DecodeSupport.refused("nested column");
         }
-        if (flat.isEmpty() && !fixedLengthDecimal(leaves.get(0))) {
+        if (flat.isEmpty() && deviceConversion(leaves.get(0)).isEmpty()) {
             return DecodeSupport.refused("type " + leaves.get(0).pair + " needs a per-value conversion");
         }
         Set<Encoding> chunkEncodings = encodings.get(ColumnPath.get(descriptor.getPath()));

@@ -441,6 +441,12 @@ final class ValueWriters
         private final String column;
         private TimeStampVector vector;
 
+        /** Millisecond timestamps read as stored (no calendar rebase): a multiply by 1000 is their whole conversion. */
+        boolean millisAsStored()
+        {
+            return millis && rebase == CalendarRebase.CORRECTED;
+        }
+
         TimestampWriter(boolean millis, CalendarRebase rebase, String timeZone, String file, String column)
         {
             this.millis = millis;

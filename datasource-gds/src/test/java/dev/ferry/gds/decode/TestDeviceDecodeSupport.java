@@ -33,6 +33,7 @@ class TestDeviceDecodeSupport
                 .optional(PrimitiveTypeName.BINARY).as(LogicalTypeAnnotation.stringType()).named("name")
                 .optional(PrimitiveTypeName.INT32).named("delta")
                 .optional(PrimitiveTypeName.INT64).as(LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.MILLIS)).named("millis")
+                .optional(PrimitiveTypeName.INT32).as(LogicalTypeAnnotation.intType(16, true)).named("short")
                 .optionalList().optionalElement(PrimitiveTypeName.INT32).named("values")
                 .named("schema");
         StructType read = new StructType()
@@ -40,6 +41,7 @@ class TestDeviceDecodeSupport
                 .add("name", DataTypes.StringType)
                 .add("delta", DataTypes.IntegerType)
                 .add("millis", DataTypes.TimestampType)
+                .add("short", DataTypes.ShortType)
                 .add("values", DataTypes.createArrayType(DataTypes.IntegerType))
                 .add("missing", DataTypes.IntegerType);
         Map<ColumnPath, Set<Encoding>> encodings = Map.of(
@@ -47,6 +49,7 @@ class TestDeviceDecodeSupport
                 ColumnPath.get("name"), EnumSet.of(Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY, Encoding.RLE),
                 ColumnPath.get("delta"), EnumSet.of(Encoding.DELTA_BINARY_PACKED, Encoding.RLE),
                 ColumnPath.get("millis"), EnumSet.of(Encoding.PLAIN, Encoding.RLE),
+                ColumnPath.get("short"), EnumSet.of(Encoding.PLAIN, Encoding.RLE),
                 ColumnPath.get("values", "list", "element"), EnumSet.of(Encoding.PLAIN, Encoding.RLE));
         List<ColumnChunkDecoder> columns = new ShapeBuilder("f.parquet", false, CORRECTED).build(read, file).columns();
         List<DecodeSupport> device = columns.stream().map(column -> column.deviceSupport(encodings)).toList();
@@ -54,8 +57,23 @@ class TestDeviceDecodeSupport
                 DecodeSupport.decodes(),
                 DecodeSupport.decodes(),
                 DecodeSupport.refused("encoding DELTA_BINARY_PACKED"),
-                DecodeSupport.refused("type TIMESTAMP_AS_TIMESTAMP needs a per-value conversion"),
+                // Millisecond timestamps read as stored: the device's one conversion is a multiply (ferry_timestamp_to_micros).
+                DecodeSupport.decodes(),
+                DecodeSupport.refused("type INT32_AS_SHORT needs a per-value conversion"),
                 DecodeSupport.refused("nested column"),
                 DecodeSupport.decodes()), device);
+    }
+
+    @Test
+    void rebasedMillisecondTimestampsStayOnTheCpu()
+    {
+        MessageType file = Types.buildMessage()
+                .optional(PrimitiveTypeName.INT64).as(LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.MILLIS)).named("millis")
+                .named("schema");
+        StructType read = new StructType().add("millis", DataTypes.TimestampType);
+        DatetimeRules legacy = new DatetimeRules(CalendarRebase.LEGACY, CalendarRebase.LEGACY, "UTC", false);
+        List<ColumnChunkDecoder> columns = new ShapeBuilder("f.parquet", false, legacy).build(read, file).columns();
+        assertEquals(DecodeSupport.refused("type TIMESTAMP_AS_TIMESTAMP needs a per-value conversion"),
+                columns.get(0).deviceSupport(Map.of(ColumnPath.get("millis"), EnumSet.of(Encoding.PLAIN, Encoding.RLE))));
     }
 }

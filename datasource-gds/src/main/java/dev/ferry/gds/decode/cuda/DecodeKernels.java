@@ -76,7 +76,7 @@ public interface DecodeKernels
 
     void decimalTo128(long in, int count, int inWidth, int bigEndian, long out, long errors);
 
-    /** INT64 MILLIS (multiply 1000) or NANOS (divide 1000) to microseconds; not yet chosen by the decoder (those pairs take the CPU). */
+    /** INT64 MILLIS (multiply 1000) or NANOS (divide 1000) to microseconds; the decoder uses MILLIS (Spark reads no NANOS timestamps as timestamps). */
     void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors);
 
     /** {@code parquet_headers.cu}: one thread per chunk walks its page headers into descriptor slots ({@link PageHeaderSlots}'s layout). */

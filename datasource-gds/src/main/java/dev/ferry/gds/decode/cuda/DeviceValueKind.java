@@ -21,6 +21,8 @@ public enum DeviceValueKind
      * {@link #parquetWidth(int)}) to decimal128 (ferry_decimal_to_128).
      */
     DECIMAL_FIXED_LEN(0, 16),
+    /** INT64 TIMESTAMP(MILLIS) read as stored to microseconds (ferry_timestamp_to_micros, times 1000; an overflow is a value-range error). */
+    TIMESTAMP_MILLIS(8, 8),
     /** BYTE_ARRAY to Arrow offsets and data. */
     STRINGS(0, 0),
     /** PLAIN BOOLEAN bits to an Arrow bit vector (ferry_copy_bits per page, ferry_spaced_booleans per batch). */
