@@ -139,3 +139,17 @@ extern "C" __global__ void ferry_decimal_to_128(const unsigned char* in, int cou
         }
     }
 }
+
+// INT32 values to Spark's narrower integer types: the low outWidth bytes (1 for ByteType, 2 for
+// ShortType), little endian, as Java's (byte) and (short) casts keep them.
+extern "C" __global__ void ferry_int32_narrow(const int* in, int count, int outWidth, unsigned char* out)
+{
+    long long index = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (index >= count) {
+        return;
+    }
+    unsigned int value = (unsigned int) in[index];
+    for (int b = 0; b < outWidth; b++) {
+        out[index * outWidth + b] = (unsigned char) (value >> (8 * b));
+    }
+}

@@ -55,6 +55,7 @@ final class CudaDecodeKernels
     private final LoadedKernel int96ToMicros;
     private final LoadedKernel decimalTo128;
     private final LoadedKernel timestampToMicros;
+    private final LoadedKernel int32Narrow;
     // Loaded on first use, so an NVRTC rejection of parquet_headers.cu fails the header walk only, never the decoder's kernels.
     private LoadedKernel pageHeaders;
 
@@ -87,6 +88,7 @@ final class CudaDecodeKernels
         int96ToMicros = launcher.load(device, plain, "ferry_int96_to_micros");
         decimalTo128 = launcher.load(device, plain, "ferry_decimal_to_128");
         timestampToMicros = launcher.load(device, plain, "ferry_timestamp_to_micros");
+        int32Narrow = launcher.load(device, plain, "ferry_int32_narrow");
     }
 
     @Override
@@ -309,6 +311,12 @@ final class CudaDecodeKernels
     public void decimalTo128(long in, int count, int inWidth, int bigEndian, long out, long errors)
     {
         launch(decimalTo128, count, in, count, inWidth, bigEndian, out, errors);
+    }
+
+    @Override
+    public void int32Narrow(long in, int count, int outWidth, long out)
+    {
+        launch(int32Narrow, count, in, count, outWidth, out);
     }
 
     @Override

@@ -76,6 +76,9 @@ public interface DecodeKernels
 
     void decimalTo128(long in, int count, int inWidth, int bigEndian, long out, long errors);
 
+    /** INT32 values to their low {@code outWidth} bytes (1: ByteType, 2: ShortType), as Java's narrowing casts. */
+    void int32Narrow(long in, int count, int outWidth, long out);
+
     /** INT64 MILLIS (multiply 1000) or NANOS (divide 1000) to microseconds; the decoder uses MILLIS (Spark reads no NANOS timestamps as timestamps). */
     void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors);
 

@@ -399,6 +399,7 @@ public final class DeviceChunkDecode
             case DECIMAL_INT32, DECIMAL_INT64 -> kernels.decimalTo128(in, count, valueWidth, 0, out, errors);
             case DECIMAL_FIXED_LEN -> kernels.decimalTo128(in, count, valueWidth, 1, out, errors);
             case TIMESTAMP_MILLIS -> kernels.timestampToMicros(in, count, 1000, 1, out, errors);
+            case INT8, INT16 -> kernels.int32Narrow(in, count, kind.arrowWidth(), out);
             case STRINGS, BOOLEANS -> throw new IllegalStateException(kind + " are not converted");
         }
     }

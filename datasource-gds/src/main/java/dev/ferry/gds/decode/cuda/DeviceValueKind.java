@@ -10,6 +10,10 @@ public enum DeviceValueKind
     FIXED4(4, 4),
     /** INT64, DOUBLE, TIMESTAMP_MICROS: 8 bytes copied. */
     FIXED8(8, 8),
+    /** INT32 (INT(8)) to ByteType's one byte (ferry_int32_narrow). */
+    INT8(4, 1),
+    /** INT32 (INT(16)) to ShortType's two bytes (ferry_int32_narrow). */
+    INT16(4, 2),
     /** INT96 to 8-byte microseconds (ferry_int96_to_micros). */
     INT96_MICROS(12, 8),
     /** INT32 unscaled decimals to decimal128 (ferry_decimal_to_128). */

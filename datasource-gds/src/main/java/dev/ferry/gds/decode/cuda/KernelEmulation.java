@@ -542,6 +542,17 @@ public class KernelEmulation
     }
 
     @Override
+    public void int32Narrow(long in, int count, int outWidth, long out)
+    {
+        for (long index = 0; index < count; index++) {
+            int value = getInt(in, index);
+            for (int b = 0; b < outWidth; b++) {
+                putByte(out + index * outWidth, b, (value >>> (8 * b)) & 0xFF);
+            }
+        }
+    }
+
+    @Override
     public void timestampToMicros(long in, int count, int multiply, int divide, long out, long errors)
     {
         for (long index = 0; index < count; index++) {

@@ -39,6 +39,7 @@ public final class HostCompiledKernels
             else if (kernel == "ferry_int96_to_micros") GRID(ferry_int96_to_micros(A(0, const unsigned char*), (int) k[1], A(2, long long*)))
             else if (kernel == "ferry_decimal_to_128") GRID(ferry_decimal_to_128(A(0, const unsigned char*), (int) k[1], (int) k[2], (int) k[3], A(4, unsigned char*), A(5, unsigned int*)))
             else if (kernel == "ferry_page_headers") GRID(ferry_page_headers(A(0, const long long*), (int) k[1], A(2, long long*), A(3, long long*)))
+            else if (kernel == "ferry_int32_narrow") GRID(ferry_int32_narrow(A(0, const int*), (int) k[1], (int) k[2], A(3, unsigned char*)))
             else if (kernel == "ferry_timestamp_to_micros") GRID(ferry_timestamp_to_micros(A(0, const long long*), (int) k[1], (int) k[2], (int) k[3], A(4, long long*), A(5, unsigned int*)))
             """;
 
@@ -239,6 +240,12 @@ public final class HostCompiledKernels
     public void decimalTo128(long in, int count, int inWidth, int bigEndian, long out, long errors)
     {
         launch("ferry_decimal_to_128", count, in, count, inWidth, bigEndian, out, errors);
+    }
+
+    @Override
+    public void int32Narrow(long in, int count, int outWidth, long out)
+    {
+        launch("ferry_int32_narrow", count, in, count, outWidth, out);
     }
 
     @Override
