@@ -50,6 +50,30 @@ class TestDeviceRangeCopy
     }
 
     @Test
+    void aLongRangeIsCutIntoPiecesOfOneBlockEach()
+    {
+        CountingKernels kernels = new CountingKernels();
+        int length = (int) (3 * DeviceRangeCopy.PIECE + 3_392);
+        byte[] data = new byte[length + 16];
+        new java.util.Random(18).nextBytes(data);
+        long source = kernels.allocate(data.length);
+        kernels.upload(data, 0, data.length, source);
+        long target = kernels.allocate(data.length);
+        kernels.upload(new byte[data.length], 0, data.length, target);
+        assertEquals(1, new DeviceRangeCopy(kernels).add(source, target, DeviceRangeCopy.PIECE).count(), "one piece exactly");
+        DeviceRangeCopy copy = new DeviceRangeCopy(kernels).add(source + 5, target + 13, length);
+        assertEquals(4, copy.count(), "three whole pieces and the rest");
+        copy.run();
+        byte[] expected = new byte[data.length];
+        System.arraycopy(data, 5, expected, 13, length);
+        assertArrayEquals(expected, download(kernels, target, data.length));
+        assertEquals(List.of(4), kernels.launches, "one launch of four blocks");
+        kernels.free(source);
+        kernels.free(target);
+        assertEquals(0, kernels.allocatedBytes());
+    }
+
+    @Test
     void refusesNegativeLengthsAndTheNullAddress()
     {
         DeviceRangeCopy copy = new DeviceRangeCopy(new KernelEmulation());
