@@ -23,7 +23,8 @@ public final class KernelCheck
             "parquet_scan.cu", List.of("ferry_scan_chunk_sums", "ferry_scan_chunk_starts", "ferry_scan_write"),
             "parquet_gather.cu", List.of("ferry_dict_gather_fixed", "ferry_spaced_fixed", "ferry_spaced_booleans", "ferry_copy_bits", "ferry_string_lengths", "ferry_string_gather"),
             "parquet_plain.cu", List.of("ferry_plain_byte_array_index", "ferry_int96_to_micros", "ferry_timestamp_to_micros", "ferry_decimal_to_128", "ferry_int32_narrow"),
-            "parquet_headers.cu", List.of("ferry_page_headers"));
+            "parquet_headers.cu", List.of("ferry_page_headers"),
+            "parquet_copy.cu", List.of("ferry_copy_ranges"));
 
     private KernelCheck() {}
 

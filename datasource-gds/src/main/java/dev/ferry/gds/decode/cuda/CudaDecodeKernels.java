@@ -58,6 +58,8 @@ final class CudaDecodeKernels
     private final LoadedKernel int32Narrow;
     // Loaded on first use, so an NVRTC rejection of parquet_headers.cu fails the header walk only, never the decoder's kernels.
     private LoadedKernel pageHeaders;
+    // Likewise parquet_copy.cu: a rejection fails the resident path's copies only.
+    private LoadedKernel copyRanges;
 
     // Public for the reflective construction in DeviceKernelsLoader.
     public CudaDecodeKernels(BufferAllocator allocator)
@@ -170,6 +172,24 @@ final class CudaDecodeKernels
         }
         launcher.makeCurrent(device);
         check(cudart.cuMemcpyDtoD(target, source, length), "cuMemcpyDtoD(" + length + ")");
+    }
+
+    /** One block per range (the kernel strides its threads over the range's bytes). */
+    @Override
+    public void copyRanges(long ranges, int count)
+    {
+        if (count <= 0) {
+            return;
+        }
+        copyRangesKernel().launchAndWait(count, BLOCK, ranges, count);
+    }
+
+    private synchronized LoadedKernel copyRangesKernel()
+    {
+        if (copyRanges == null) {
+            copyRanges = launcher.load(device, KernelSource.load("parquet_copy.cu"), "ferry_copy_ranges");
+        }
+        return copyRanges;
     }
 
     @Override

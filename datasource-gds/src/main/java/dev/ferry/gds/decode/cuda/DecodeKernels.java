@@ -8,7 +8,7 @@ import java.util.Optional;
  * The device decoder's kernels and the memory they run on, as one interface with two
  * implementations: {@link CudaDecodeKernels} launches the CUDA C kernels of the device jar
  * ({@code parquet_rle.cu}, {@code parquet_scan.cu}, {@code parquet_gather.cu},
- * {@code parquet_plain.cu}, {@code parquet_headers.cu}) on device addresses, and {@link KernelEmulation} runs the same index
+ * {@code parquet_plain.cu}, {@code parquet_headers.cu}, {@code parquet_copy.cu}) on device addresses, and {@link KernelEmulation} runs the same index
  * math in Java on emulated addresses, so {@link DeviceChunkDecode}, the host side that sizes
  * buffers and chains kernels, is tested against the CPU decoder on a machine without a GPU.
  *
@@ -29,6 +29,13 @@ public interface DecodeKernels
     void download(long source, byte[] target, int offset, int length);
 
     void copy(long source, long target, long length);
+
+    /**
+     * {@code parquet_copy.cu}: {@code count} byte ranges, each a triple of longs (source address, target address,
+     * length) in the table at {@code ranges} in this memory, copied in one launch ({@link DeviceRangeCopy} builds
+     * the table); a range's target overlaps no source and no other target.
+     */
+    void copyRanges(long ranges, int count);
 
     /** Why pages of {@code codec} cannot be decompressed here (the chunk then falls back to the CPU, counted); empty: they can. */
     Optional<String> cannotDecompress(CompressionCodecName codec);

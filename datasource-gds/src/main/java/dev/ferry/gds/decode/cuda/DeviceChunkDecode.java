@@ -30,8 +30,8 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>A resident chunk ({@link ChunkPages#resident}: a GDS read left it in device memory, its page
  * headers walked there by {@link DevicePageHeaders}) uploads nothing: its bodies are copied on the
- * device from where the read put them into the buffers above, and its framing is read back as for a
- * compressed chunk.
+ * device from where the read put them into the buffers above (one {@code parquet_copy.cu} launch for
+ * all of them, {@link DeviceRangeCopy}), and its framing is read back as for a compressed chunk.
  *
  * <p>Any error bit a kernel set becomes a {@link CorruptParquetException} naming the column and
  * the page (or batch), so bad bytes never become a wrong row. Close frees the chunk's memory.
@@ -270,23 +270,27 @@ public final class DeviceChunkDecode
         layouts = frameOnDevice();
     }
 
-    // A chunk that sits in device memory as read: nothing is uploaded. Its bodies are copied on the device into the
-    // layout the kernels read (compressed ones first into an aligned staging buffer, as nvCOMP needs), then decoded.
+    // A chunk that sits in device memory as read: nothing is uploaded (but a range table of 24 bytes per body). Its
+    // bodies are copied on the device in one launch into the layout the kernels read (compressed ones first into an
+    // aligned staging buffer, as nvCOMP needs), then decoded.
     private void placeResident()
     {
         uploadedBytes = 0;
+        DeviceRangeCopy bodies = new DeviceRangeCopy(kernels);
         if (pages.codec().isEmpty()) {
             chunk = own(pages.chunkLength());
             for (ChunkPages.Part part : pages.parts()) {
-                kernels.copy(resident + part.sourceOffset(), chunk + part.chunkOffset(), part.chunkLength());
+                bodies.add(resident + part.sourceOffset(), chunk + part.chunkOffset(), part.chunkLength());
             }
+            bodies.run();
         }
         else {
             long stored = kernels.allocate(Math.max(8, pages.uploadLength()));
             try {
                 for (ChunkPages.Part part : pages.parts()) {
-                    kernels.copy(resident + part.sourceOffset(), stored + part.uploadOffset(), part.uploadLength());
+                    bodies.add(resident + part.sourceOffset(), stored + part.uploadOffset(), part.uploadLength());
                 }
+                bodies.run();
                 decompressFrom(stored);
             }
             finally {
@@ -296,20 +300,23 @@ public final class DeviceChunkDecode
         layouts = frameOnDevice();
     }
 
-    // One batched decompression of the compressed bodies from {@code stored} into the chunk buffer; the others are copied into place.
+    // One batched decompression of the compressed bodies from {@code stored} into the chunk buffer; the others (v2
+    // levels, uncompressed bodies) are copied into place in one launch.
     private void decompressFrom(long stored)
     {
         CompressionCodecName codec = pages.codec().get();
         chunk = own(pages.chunkLength());
         List<ChunkPages.Part> compressed = new ArrayList<>();
+        DeviceRangeCopy inPlace = new DeviceRangeCopy(kernels);
         for (ChunkPages.Part part : pages.parts()) {
             if (part.compressed()) {
                 compressed.add(part);
             }
-            else if (part.chunkLength() > 0) {
-                kernels.copy(stored + part.uploadOffset(), chunk + part.chunkOffset(), part.chunkLength());
+            else {
+                inPlace.add(stored + part.uploadOffset(), chunk + part.chunkOffset(), part.chunkLength());
             }
         }
+        inPlace.run();
         long[] in = new long[compressed.size()];
         long[] inBytes = new long[compressed.size()];
         long[] out = new long[compressed.size()];

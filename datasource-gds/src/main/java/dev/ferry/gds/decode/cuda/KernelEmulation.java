@@ -976,6 +976,30 @@ public class KernelEmulation
         }
     }
 
+    // ---- parquet_copy.cu
+
+    @Override
+    public void copyRanges(long ranges, int count)
+    {
+        for (long range = 0; range < count; range++) {
+            long source = getLong(ranges, 3 * range);
+            long target = getLong(ranges, 3 * range + 1);
+            long length = getLong(ranges, 3 * range + 2);
+            if (length < 0) {
+                // The kernel copies nothing for it; the host never asks (DeviceRangeCopy refuses it), so here it is a fault.
+                throw new IllegalArgumentException("range " + range + " of the copy table at 0x" + Long.toHexString(ranges) + " has length " + length);
+            }
+            if (length == 0) {
+                continue;
+            }
+            // Both ends whole inside one allocation, or the range faults before any byte of it moves.
+            Region from = region(source, length);
+            Region to = region(target, length);
+            // The kernel's split into leading bytes, aligned 8-byte words and trailing bytes moves the same bytes.
+            System.arraycopy(from.bytes, from.offset, to.bytes, to.offset, (int) length);
+        }
+    }
+
     // ---- emulated memory
 
     private record Region(byte[] bytes, int offset) {}

@@ -20,7 +20,7 @@ public final class HostCompiledKernels
         implements DeviceBufferKernels, AutoCloseable
 {
     private static final int BLOCK = 256;
-    private static final List<String> SOURCES = List.of("parquet_rle.cu", "parquet_scan.cu", "parquet_gather.cu", "parquet_plain.cu", "parquet_headers.cu");
+    private static final List<String> SOURCES = List.of("parquet_rle.cu", "parquet_scan.cu", "parquet_gather.cu", "parquet_plain.cu", "parquet_headers.cu", "parquet_copy.cu");
     private static final String NAME = "host_kernels";
     private static final String DISPATCH = """
             if (kernel == "ferry_rle_runs") GRID(ferry_rle_runs(A(0, const unsigned char*), k[1], (int) k[2], (int) k[3], (int) k[4], A(5, int*), A(6, int*), A(7, int*), A(8, long long*), A(9, int*), A(10, unsigned int*)))
@@ -40,6 +40,7 @@ public final class HostCompiledKernels
             else if (kernel == "ferry_decimal_to_128") GRID(ferry_decimal_to_128(A(0, const unsigned char*), (int) k[1], (int) k[2], (int) k[3], A(4, unsigned char*), A(5, unsigned int*)))
             else if (kernel == "ferry_page_headers") GRID(ferry_page_headers(A(0, const long long*), (int) k[1], A(2, long long*), A(3, long long*)))
             else if (kernel == "ferry_int32_narrow") GRID(ferry_int32_narrow(A(0, const int*), (int) k[1], (int) k[2], A(3, unsigned char*)))
+            else if (kernel == "ferry_copy_ranges") GRID(ferry_copy_ranges(A(0, const long long*), (int) k[1]))
             else if (kernel == "ferry_timestamp_to_micros") GRID(ferry_timestamp_to_micros(A(0, const long long*), (int) k[1], (int) k[2], (int) k[3], A(4, long long*), A(5, unsigned int*)))
             """;
 
@@ -93,6 +94,15 @@ public final class HostCompiledKernels
     public void copy(long source, long target, long length)
     {
         server.copy(source, target, length);
+    }
+
+    @Override
+    public void copyRanges(long ranges, int count)
+    {
+        if (count <= 0) {
+            return;
+        }
+        launchGrid("ferry_copy_ranges", count, BLOCK, ranges, count);
     }
 
     @Override
