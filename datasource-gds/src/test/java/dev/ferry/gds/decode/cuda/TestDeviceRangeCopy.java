@@ -101,7 +101,7 @@ class TestDeviceRangeCopy
                 page(1, PageDescriptor.PageType.DATA_V2, second, 8, 8, 2, 0, false));
         long resident = residentCopy(kernels, read.toByteArray());
         ChunkPages chunkPages = ChunkPages.resident(pages, CompressionCodecName.UNCOMPRESSED, 0);
-        try (DeviceChunkDecode chunk = new DeviceChunkDecode(kernels, NAME, DeviceValueKind.FIXED4, 0, chunkPages, resident)) {
+        try (DeviceChunkDecode chunk = new DeviceChunkDecode(kernels, NAME, DeviceValueKind.FIXED4, 0, 0, chunkPages, resident)) {
             assertEquals(List.of(2), kernels.launches, "both bodies in one launch (the v2 page's empty levels take no block)");
             assertEquals(0, kernels.bodyCopiesFrom(resident, read.size()), "no body copied on its own");
             DeviceChunkDecode.Batch batch = chunk.batch(0, 5);
@@ -136,7 +136,7 @@ class TestDeviceRangeCopy
                 page(1, PageDescriptor.PageType.DATA_V2, second, v2Levels.length + v2Values.length, v2Levels.length + 8, 2, v2Levels.length, true));
         long resident = residentCopy(kernels, read.toByteArray());
         ChunkPages chunkPages = ChunkPages.resident(pages, CompressionCodecName.SNAPPY, 1);
-        try (DeviceChunkDecode chunk = new DeviceChunkDecode(kernels, NAME, DeviceValueKind.FIXED4, 1, chunkPages, resident)) {
+        try (DeviceChunkDecode chunk = new DeviceChunkDecode(kernels, NAME, DeviceValueKind.FIXED4, 0, 1, chunkPages, resident)) {
             assertEquals(List.of(3, 1), kernels.launches, "three stored parts staged in one launch, the v2 levels placed in one");
             assertEquals(0, kernels.bodyCopiesFrom(resident, read.size()), "no body copied on its own");
             DeviceChunkDecode.Batch batch = chunk.batch(0, 5);
