@@ -195,8 +195,8 @@ if [ "$FULL" = 1 ]; then
     #     decoder's, fallbacks counted by reason, decoded GB/s of both paths printed. Skipped with the reason where the
     #     kernels cannot run (the simulated dry run).
     #     Its second test is the resident path: each file read through the GDS route (cuFile, or its POSIX fallback), the
-    #     chunks the kernels take left in GPU memory, walked by parquet_headers.cu, decoded in place, row data copied back
-    #     printed (0 expected for those chunks).
+    #     chunks the kernels take left in GPU memory, walked by parquet_headers.cu, staged by parquet_copy.cu (one launch),
+    #     decoded in place, row data copied back printed (0 expected for those chunks).
     stage device-decode 180 "$JAVA" "${JAVA_OPTS[@]}" -cp "$CORPUS_ROOT:$CP" "${JUNIT[@]}" \
         --select-class dev.ferry.gds.read.DeviceDecodeGpuCheck --reports-dir "$OUT/junit-device-decode"
 
