@@ -1,5 +1,6 @@
 package dev.ferry.gds.decode;
 
+import dev.ferry.gds.decode.cuda.DeviceChunkDecode;
 import dev.ferry.gds.device.ArrowDeviceUpload;
 import dev.ferry.gds.device.DeviceColumn;
 import dev.ferry.gds.device.DeviceTarget;
@@ -84,6 +85,20 @@ public interface ColumnChunkDecoder
     {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " does not read chunks in device memory");
     }
+
+    /**
+     * The chunk {@link #start} or {@link #startResident} staged in device memory whose compressed
+     * bodies wait for the row group's batched decompression: the reader decompresses every column's
+     * in one batch per codec ({@link DeviceChunkDecode#decompressTogether}), then calls
+     * {@link #completeStart}. Empty: nothing waits.
+     */
+    default Optional<DeviceChunkDecode> stagedChunk()
+    {
+        return Optional.empty();
+    }
+
+    /** Ends a start whose chunk was staged ({@link #stagedChunk}): decodes it, or gives it back to the CPU with the reason. */
+    default void completeStart() {}
 
     /** Decodes the next {@code rows} rows into a new vector from {@code allocator}; the caller owns it. */
     FieldVector decode(int rows, BufferAllocator allocator, String timeZone, String file);

@@ -39,6 +39,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
@@ -53,7 +54,8 @@ import static java.util.Objects.requireNonNull;
  * <p>Compressed pages stay compressed: with the reader's codec seam ({@link CompressedPageCapture},
  * from {@code BoundedCodecFactory}) this decoder reads its chunk's pages with a capture window open,
  * so parquet-mr's page reader hands it deferred bodies, and the upload carries each body as stored;
- * one batched call (nvCOMP on a GPU) decompresses the chunk's bodies in device memory, and the page
+ * the chunk is staged at start and one batched call per codec for the row group (nvCOMP on a GPU)
+ * decompresses every staged chunk's bodies in device memory ({@link #completeStart}), and the page
  * framing is read back from there. The host-side page checks ({@link CheckedPageReader}) would read,
  * and so decompress, every body: on this path only value counts are checked on the host, the bytes by
  * the kernels' error flags. A codec the device cannot decompress, a page it fails on and a chunk it
@@ -84,6 +86,7 @@ final class CudaColumnChunkDecoder
     private DeviceChunkDecode chunk;
     private int cursor;
     private String chunkRefusal;
+    private PendingStart pendingStart;
 
     /**
      * {@code kernels} null: the device decoder cannot run here, and {@code unavailable} says why.
@@ -218,16 +221,28 @@ final class CudaColumnChunkDecoder
         }
         if (refusal.isEmpty()) {
             try {
-                chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getPrimitiveType().getTypeLength(), descriptor.getMaxDefinitionLevel(), layout, 0);
-                counts.add(layout.storedBodyBytes(), layout.decodedBodyBytes(), chunk.framingBytes(), layout.codec().isPresent());
+                DeviceChunkDecode staged = DeviceChunkDecode.staged(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(),
+                        descriptor.getPrimitiveType().getTypeLength(), descriptor.getMaxDefinitionLevel(), layout, 0);
+                ChunkPages placed = layout;
+                ReadChunk kept = read;
+                pendingStart = new PendingStart(staged,
+                        done -> counts.add(placed.storedBodyBytes(), placed.decodedBodyBytes(), done.framingBytes(), placed.codec().isPresent()),
+                        reason -> replayOnCpu(reason, kept, leaf, raw.getTotalValueCount(), pages, writerVersion, checks, encodings, pageArrays));
                 return;
             }
             catch (DeviceChunkRefusedException e) {
                 refusal = Optional.of(e.getMessage());
             }
         }
-        // Back to the CPU with the reason: deferred bodies decompress on the CPU now, once each, as the copies are made.
-        chunkRefusal = refusal.get();
+        replayOnCpu(refusal.get(), read, leaf, raw.getTotalValueCount(), pages, writerVersion, checks, encodings, pageArrays);
+    }
+
+    // Back to the CPU with the reason: deferred bodies decompress on the CPU now, once each, as the copies are made.
+    private void replayOnCpu(String reason, ReadChunk read, LeafNode leaf, long totalValueCount, PageReadStore pages, VersionParser.ParsedVersion writerVersion,
+            PageChecks checks, Map<ColumnPath, Set<Encoding>> encodings, PageArrays pageArrays)
+    {
+        ColumnDescriptor descriptor = leaf.descriptor;
+        chunkRefusal = reason;
         DictionaryPage dictionary = null;
         List<DataPage> copies = new ArrayList<>();
         String copying = "the dictionary page";
@@ -242,7 +257,7 @@ final class CudaColumnChunkDecoder
             throw new CorruptParquetException(file, "column " + leaf.path + ": " + copying + " does not decompress on the CPU either (the device decoder gave the chunk back: "
                     + chunkRefusal + "): " + e.getCause().getMessage());
         }
-        cpu.start(new ReplayedPages(pages, descriptor, dictionary, copies, raw.getTotalValueCount()), writerVersion, checks, encodings, null, null, pageArrays);
+        cpu.start(new ReplayedPages(pages, descriptor, dictionary, copies, totalValueCount), writerVersion, checks, encodings, null, null, pageArrays);
     }
 
     @Override
@@ -302,8 +317,13 @@ final class CudaColumnChunkDecoder
             }
             if (refusal.isEmpty()) {
                 try {
-                    chunk = new DeviceChunkDecode(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(), descriptor.getPrimitiveType().getTypeLength(), descriptor.getMaxDefinitionLevel(), layout, address);
-                    counts.addResident(layout.decodedBodyBytes(), walked.framingBytes() + chunk.framingBytes(), layout.codec().isPresent());
+                    DeviceChunkDecode staged = DeviceChunkDecode.staged(kernels, new DeviceChunkDecode.ChunkName(file, leaf.path), kind.get(),
+                            descriptor.getPrimitiveType().getTypeLength(), descriptor.getMaxDefinitionLevel(), layout, address);
+                    ChunkPages placed = layout;
+                    DevicePageHeaders.Walked headers = walked;
+                    pendingStart = new PendingStart(staged,
+                            done -> counts.addResident(placed.decodedBodyBytes(), headers.framingBytes() + done.framingBytes(), placed.codec().isPresent()),
+                            reason -> giveBackToCpu(reason, resident, codec, valueCount, headers, rowGroup, writerVersion, checks, encodings, pageArrays));
                     return;
                 }
                 catch (DeviceChunkRefusedException e) {
@@ -312,9 +332,19 @@ final class CudaColumnChunkDecoder
             }
         }
         finally {
+            // Staged: the chunk's bytes were copied out of the read's memory, which the kernels no longer read.
             kernels.giveBack(address);
         }
-        chunkRefusal = refusal.get();
+        giveBackToCpu(refusal.get(), resident, codec, valueCount, walked, rowGroup, writerVersion, checks, encodings, pageArrays);
+    }
+
+    // A resident chunk's bytes copied down once (counted) and replayed to the CPU decoder from its walked headers.
+    private void giveBackToCpu(String reason, ResidentChunk resident, CompressionCodecName codec, long valueCount, DevicePageHeaders.Walked walked,
+            PageReadStore rowGroup, VersionParser.ParsedVersion writerVersion, PageChecks checks, Map<ColumnPath, Set<Encoding>> encodings, PageArrays pageArrays)
+    {
+        LeafNode leaf = cpu.leaves().get(0);
+        ColumnDescriptor descriptor = leaf.descriptor;
+        chunkRefusal = reason;
         counts.residentGivenBack(chunkRefusal);
         if (RESIDENT_GIVEN_BACK_LOGGED.add(chunkRefusal)) {
             LOG.info("Device decoder: a chunk read into device memory goes back to the CPU decoder, its bytes copied down once ({}); first in {} column {}", chunkRefusal,
@@ -330,6 +360,35 @@ final class CudaColumnChunkDecoder
             codecs.release();
         }
         cpu.start(replayed, writerVersion, checks, encodings, null, null, pageArrays);
+    }
+
+    /** A chunk staged at start whose bodies wait for the row group's batched decompression; what to count once decoded, and how to give it back. */
+    private record PendingStart(DeviceChunkDecode chunk, Consumer<DeviceChunkDecode> decoded, Consumer<String> givenBack) {}
+
+    @Override
+    public Optional<DeviceChunkDecode> stagedChunk()
+    {
+        return pendingStart == null ? Optional.empty() : Optional.of(pendingStart.chunk());
+    }
+
+    /** The staged chunk decoded after its batch ran, or given back to the CPU with the reason its pages did not decompress or frame. */
+    @Override
+    public void completeStart()
+    {
+        PendingStart pending = pendingStart;
+        if (pending == null) {
+            return;
+        }
+        pendingStart = null;
+        try {
+            pending.chunk().finish();
+        }
+        catch (DeviceChunkRefusedException e) {
+            pending.givenBack().accept(e.getMessage());
+            return;
+        }
+        chunk = pending.chunk();
+        pending.decoded().accept(chunk);
     }
 
     // The chunk's deferred bodies decompressed on the CPU (each once, into copies): the kernels then read them as stored uncompressed.
@@ -463,6 +522,10 @@ final class CudaColumnChunkDecoder
 
     private void closeChunk()
     {
+        if (pendingStart != null) {
+            pendingStart.chunk().close();
+            pendingStart = null;
+        }
 
         if (chunk != null) {
             chunk.close();

@@ -9,6 +9,7 @@ import dev.ferry.gds.decode.ColumnChunkDecoder;
 import dev.ferry.gds.decode.DeviceDecoders;
 import dev.ferry.gds.decode.DevicePageCounts;
 import dev.ferry.gds.decode.cuda.DeviceBufferKernels;
+import dev.ferry.gds.decode.cuda.DeviceChunkDecode;
 import dev.ferry.gds.decode.DatetimeRules;
 import dev.ferry.gds.decode.DecodeSupport;
 import dev.ferry.gds.decode.FileShape;
@@ -850,6 +851,35 @@ public final class ParquetSliceReader
                 throw new CorruptParquetException(source.id(), "cannot read the first page of column " + String.join(", ", column.leafPaths()) + ": " + describe(e), e);
             }
         }
+        completeStarts();
+    }
+
+    /**
+     * The chunks the device decoder staged at start decompress in one batch per codec for the whole
+     * row group (nvCOMP's batched API over every compressed page of the row group), then each is
+     * decoded or given back to the CPU.
+     */
+    private void completeStarts()
+    {
+        List<DeviceChunkDecode> staged = new ArrayList<>();
+        for (ColumnChunkDecoder column : shape.columns()) {
+            column.stagedChunk().ifPresent(staged::add);
+        }
+        if (staged.isEmpty()) {
+            return;
+        }
+        DeviceChunkDecode.decompressTogether(staged);
+        for (ColumnChunkDecoder column : shape.columns()) {
+            try {
+                column.completeStart();
+            }
+            catch (FerryException e) {
+                throw e;
+            }
+            catch (RuntimeException e) {
+                throw new CorruptParquetException(source.id(), "cannot decode the first pages of column " + String.join(", ", column.leafPaths()) + ": " + describe(e), e);
+            }
+        }
     }
 
     // The row group through parquet-mr without the chunks already in device memory: they are decoded where they lie.
@@ -991,7 +1021,7 @@ public final class ParquetSliceReader
             catch (RuntimeException e) {
                 throw new CorruptParquetException(source.id(), "cannot read the first page of column " + String.join(", ", column.leafPaths()) + ": " + describe(e), e);
             }
-        }
+        }        completeStarts();
     }
 
     /**

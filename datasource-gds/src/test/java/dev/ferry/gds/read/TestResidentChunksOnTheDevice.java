@@ -17,6 +17,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
@@ -82,8 +83,12 @@ class TestResidentChunksOnTheDevice
                         .option("parquet.dictionary.page.size", "65536").option("parquet.block.size", "65536").parquet(written.toString());
                 Path file = parquetFile(written);
                 String label = version + " " + codec;
-                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), file,
-                        Optional.of(gds()));
+                List<BatchCountingKernels> built = new ArrayList<>();
+                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.of(target -> {
+                    BatchCountingKernels kernels = new BatchCountingKernels(target);
+                    built.add(kernels);
+                    return kernels;
+                }), file, Optional.of(gds()));
                 long chunks = 0;
                 for (BlockMetaData block : footer(file).getBlocks()) {
                     chunks += block.getColumns().size();
@@ -104,6 +109,9 @@ class TestResidentChunksOnTheDevice
                 // What crosses back is the footer and the walked headers' descriptors and page framing: metadata, a few bytes per page.
                 assertTrue(counts.framingBytes() > 0 && counts.framingBytes() < counts.decodedBytes() / 10, label + ": framing read back (" + counts + ")");
                 assertEquals(codec.equals("uncompressed") ? 0 : chunks, counts.decompressedChunks(), label + ": decompressed on the device (" + counts + ")");
+                // One batched decompression per row group (nvCOMP's batched API over all of its compressed pages), not one per chunk.
+                int rowGroups = footer(file).getBlocks().size();
+                assertEquals(codec.equals("uncompressed") ? 0 : rowGroups, built.stream().mapToInt(kernels -> kernels.batches).sum(), label + ": decompression batches");
 
                 // The simulated backend's own device decoder takes the same chunks in place, with the same (absent) crossings.
                 DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.empty(), file, Optional.of(gds()));
@@ -214,5 +222,24 @@ class TestResidentChunksOnTheDevice
             throws IOException
     {
         return TestCompressedChunksOnTheDevice.footer(file);
+    }
+
+    /** The emulated kernels, counting the batched decompression calls. */
+    private static final class BatchCountingKernels
+            extends EmulatedDeviceKernels
+    {
+        private int batches;
+
+        BatchCountingKernels(DeviceTarget target)
+        {
+            super(target);
+        }
+
+        @Override
+        public String[] decompress(CompressionCodecName codec, long[] in, long[] inBytes, long[] out, long[] outBytes)
+        {
+            batches++;
+            return super.decompress(codec, in, inBytes, out, outBytes);
+        }
     }
 }

@@ -7,15 +7,18 @@ import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * The host side of the device decoder for one flat column chunk: one upload of the chunk's page
  * bodies as stored ({@link ChunkPages}: compressed where the codec seam deferred them), one batched
- * decompression of the compressed bodies from device memory into the chunk buffer the kernels read
- * (nvCOMP on a GPU, {@link DecodeKernels#decompress}), the page framing read back from the
+ * decompression of the compressed bodies of the whole row group, every chunk's, from device memory
+ * into each chunk buffer the kernels read (nvCOMP on a GPU, {@link DecodeKernels#decompress}:
+ * {@link #staged}, {@link #decompressTogether}, {@link #finish}), the page framing read back from the
  * decompressed bytes (a 4-byte levels length per optional v1 page and a bit-width byte per
  * dictionary-encoded page, counted in {@link #framingBytes}), then kernels only. A body that does
  * not decompress, or framing the kernels do not take, gives the chunk back to the CPU
@@ -53,6 +56,8 @@ public final class DeviceChunkDecode
     private final int maxDefinition;
     private final ChunkPages pages;
     private final long resident;
+    // Compressed bodies waiting for their row group's batch (null once decompressed, or when nothing is compressed).
+    private PendingDecompression pending;
     // Bytes of one Parquet value (the column's type length for FIXED_LEN_BYTE_ARRAY decimals).
     private final int valueWidth;
     private List<ChunkPages.DataPageLayout> layouts;
@@ -83,9 +88,30 @@ public final class DeviceChunkDecode
      * {@code typeLength}: the column's FIXED_LEN_BYTE_ARRAY length (for {@link DeviceValueKind#DECIMAL_FIXED_LEN}; else unused).
      * {@code resident}: where a resident chunk ({@link ChunkPages#resident}) sits as read in the
      * kernels' memory (its bodies are read from there, nothing is uploaded); 0 for an uploaded one.
-     * The caller keeps that memory, which is no longer read once this constructor returns.
+     * The caller keeps that memory, which is no longer read once this constructor returns. Stages,
+     * decompresses (a batch of this chunk alone) and decodes the chunk.
      */
     public DeviceChunkDecode(DecodeKernels kernels, ChunkName name, DeviceValueKind kind, int typeLength, int maxDefinition, ChunkPages pages, long resident)
+    {
+        this(kernels, name, kind, typeLength, maxDefinition, pages, resident, true);
+        decompressTogether(List.of(this));
+        finish();
+    }
+
+    /**
+     * The chunk staged in device memory (uploaded or copied from where it was read, bodies that need
+     * no decompression in place) with its decompression pending, so the chunks of a row group
+     * decompress in one batch per codec ({@link #decompressTogether}); {@link #finish} then decodes
+     * it. Arguments as for the constructor; the resident memory is no longer read once this returns.
+     */
+    public static DeviceChunkDecode staged(DecodeKernels kernels, ChunkName name, DeviceValueKind kind, int typeLength, int maxDefinition, ChunkPages pages,
+            long resident)
+    {
+        return new DeviceChunkDecode(kernels, name, kind, typeLength, maxDefinition, pages, resident, true);
+    }
+
+    private DeviceChunkDecode(DecodeKernels kernels, ChunkName name, DeviceValueKind kind, int typeLength, int maxDefinition, ChunkPages pages, long resident,
+            boolean stageOnly)
     {
         this.kernels = requireNonNull(kernels, "kernels is null");
         if (kind == DeviceValueKind.DECIMAL_FIXED_LEN && (typeLength < 1 || typeLength > 16)) {
@@ -115,6 +141,100 @@ public final class DeviceChunkDecode
         boolean success = false;
         try {
             clearErrors();
+            placeChunk();
+            success = true;
+        }
+        finally {
+            if (!success) {
+                close();
+            }
+        }
+    }
+
+    /**
+     * Decompresses the pending bodies of {@code chunks} (staged, not yet finished; all on the same
+     * kernels) in one batched call per codec: nvCOMP's batched API over every compressed page of a
+     * row group. A body that fails, or a batch that fails as a whole, is recorded on its chunk, which
+     * {@link #finish} then gives back to the CPU.
+     */
+    public static void decompressTogether(List<DeviceChunkDecode> chunks)
+    {
+        Map<CompressionCodecName, List<DeviceChunkDecode>> byCodec = new LinkedHashMap<>();
+        for (DeviceChunkDecode chunk : chunks) {
+            if (chunk.pending != null && chunk.pending.outcome == null) {
+                byCodec.computeIfAbsent(chunk.pending.codec, codec -> new ArrayList<>()).add(chunk);
+            }
+        }
+        for (Map.Entry<CompressionCodecName, List<DeviceChunkDecode>> entry : byCodec.entrySet()) {
+            List<DeviceChunkDecode> batch = entry.getValue();
+            int total = 0;
+            for (DeviceChunkDecode chunk : batch) {
+                total += chunk.pending.parts.size();
+            }
+            long[] in = new long[total];
+            long[] inBytes = new long[total];
+            long[] out = new long[total];
+            long[] outBytes = new long[total];
+            int next = 0;
+            for (DeviceChunkDecode chunk : batch) {
+                PendingDecompression job = chunk.pending;
+                System.arraycopy(job.in, 0, in, next, job.in.length);
+                System.arraycopy(job.inBytes, 0, inBytes, next, job.in.length);
+                System.arraycopy(job.out, 0, out, next, job.in.length);
+                System.arraycopy(job.outBytes, 0, outBytes, next, job.in.length);
+                next += job.in.length;
+            }
+            DecodeKernels kernels = batch.get(0).kernels;
+            String[] failures;
+            try {
+                failures = kernels.decompress(entry.getKey(), in, inBytes, out, outBytes);
+            }
+            catch (FerryException e) {
+                // The batch as a whole failed (nvCOMP's status, a CUDA error): each of its chunks goes to the CPU with the reason.
+                String reason = entry.getKey() + " batched decompression of " + total + " page bodies (" + batch.size() + " chunks) failed on the device ("
+                        + kernels.describe() + "): " + e.getMessage();
+                batch.forEach(chunk -> chunk.pending.outcome = reason);
+                continue;
+            }
+            next = 0;
+            for (DeviceChunkDecode chunk : batch) {
+                PendingDecompression job = chunk.pending;
+                job.outcome = "";
+                for (int i = 0; i < job.in.length; i++) {
+                    if (failures[next + i] != null && job.outcome.isEmpty()) {
+                        job.outcome = entry.getKey() + " " + job.parts.get(i).page() + " did not decompress on the device (" + kernels.describe() + "): " + failures[next + i];
+                    }
+                }
+                next += job.in.length;
+            }
+        }
+    }
+
+    /**
+     * Decodes a staged chunk once its bodies are decompressed ({@link #decompressTogether}): the
+     * framing read back, then the kernels. A body that did not decompress, or framing the kernels do
+     * not take, is a {@link DeviceChunkRefusedException} (the chunk's memory is freed); bad bytes a
+     * {@link CorruptParquetException}.
+     */
+    public void finish()
+    {
+        boolean success = false;
+        try {
+            if (pending != null) {
+                if (pending.outcome == null) {
+                    throw new IllegalStateException("column " + name.column() + ": finished before its bodies were decompressed");
+                }
+                String outcome = pending.outcome;
+                kernels.free(pending.stored);
+                owned.remove(Long.valueOf(pending.stored));
+                pending = null;
+                if (!outcome.isEmpty()) {
+                    throw new DeviceChunkRefusedException(outcome);
+                }
+            }
+            if (layouts == null) {
+                layouts = frameOnDevice();
+            }
             decodeChunk();
             success = true;
         }
@@ -151,7 +271,6 @@ public final class DeviceChunkDecode
 
     private void decodeChunk()
     {
-        placeChunk();
         int[] denseStarts = new int[layouts.size() + 1];
         if (maxDefinition == 1) {
             levels = own(4L * rows);
@@ -244,7 +363,12 @@ public final class DeviceChunkDecode
         }
     }
 
-    /** The decoded chunk in device memory at {@link #chunk}, and the data pages' layouts in it. */
+    /**
+     * The chunk in device memory at {@link #chunk}: uploaded, or copied from where it was read; with
+     * nothing compressed the data pages' layouts are known now (framed on the host, or on the device
+     * for a resident chunk at {@link #finish}), else the compressed bodies wait in a staging buffer
+     * for their batch ({@link #pending}).
+     */
     private void placeChunk()
     {
         if (pages.isResident()) {
@@ -259,20 +383,14 @@ public final class DeviceChunkDecode
             layouts = pages.pages();
             return;
         }
-        long stored = kernels.allocate(Math.max(8, upload.length));
-        try {
-            kernels.upload(upload, 0, upload.length, stored);
-            decompressFrom(stored);
-        }
-        finally {
-            kernels.free(stored);
-        }
-        layouts = frameOnDevice();
+        long stored = own(upload.length);
+        kernels.upload(upload, 0, upload.length, stored);
+        prepareDecompression(stored);
     }
 
     // A chunk that sits in device memory as read: nothing is uploaded (but a range table of 24 bytes per body). Its
     // bodies are copied on the device in one launch into the layout the kernels read (compressed ones first into an
-    // aligned staging buffer, as nvCOMP needs), then decoded.
+    // aligned staging buffer, as nvCOMP needs).
     private void placeResident()
     {
         uploadedBytes = 0;
@@ -283,28 +401,20 @@ public final class DeviceChunkDecode
                 bodies.add(resident + part.sourceOffset(), chunk + part.chunkOffset(), part.chunkLength());
             }
             bodies.run();
+            return;
         }
-        else {
-            long stored = kernels.allocate(Math.max(8, pages.uploadLength()));
-            try {
-                for (ChunkPages.Part part : pages.parts()) {
-                    bodies.add(resident + part.sourceOffset(), stored + part.uploadOffset(), part.uploadLength());
-                }
-                bodies.run();
-                decompressFrom(stored);
-            }
-            finally {
-                kernels.free(stored);
-            }
+        long stored = own(pages.uploadLength());
+        for (ChunkPages.Part part : pages.parts()) {
+            bodies.add(resident + part.sourceOffset(), stored + part.uploadOffset(), part.uploadLength());
         }
-        layouts = frameOnDevice();
+        bodies.run();
+        prepareDecompression(stored);
     }
 
-    // One batched decompression of the compressed bodies from {@code stored} into the chunk buffer; the others (v2
-    // levels, uncompressed bodies) are copied into place in one launch.
-    private void decompressFrom(long stored)
+    // The bodies that need no decompression (v2 levels, uncompressed bodies) copied from {@code stored} into place in one
+    // launch; the compressed ones recorded for the row group's batch.
+    private void prepareDecompression(long stored)
     {
-        CompressionCodecName codec = pages.codec().get();
         chunk = own(pages.chunkLength());
         List<ChunkPages.Part> compressed = new ArrayList<>();
         DeviceRangeCopy inPlace = new DeviceRangeCopy(kernels);
@@ -317,31 +427,38 @@ public final class DeviceChunkDecode
             }
         }
         inPlace.run();
-        long[] in = new long[compressed.size()];
-        long[] inBytes = new long[compressed.size()];
-        long[] out = new long[compressed.size()];
-        long[] outBytes = new long[compressed.size()];
+        PendingDecompression job = new PendingDecompression(pages.codec().get(), stored, compressed);
         for (int i = 0; i < compressed.size(); i++) {
             ChunkPages.Part part = compressed.get(i);
-            in[i] = stored + part.uploadOffset();
-            inBytes[i] = part.uploadLength();
-            out[i] = chunk + part.chunkOffset();
-            outBytes[i] = part.chunkLength();
+            job.in[i] = stored + part.uploadOffset();
+            job.inBytes[i] = part.uploadLength();
+            job.out[i] = chunk + part.chunkOffset();
+            job.outBytes[i] = part.chunkLength();
         }
-        String[] failures;
-        try {
-            failures = kernels.decompress(codec, in, inBytes, out, outBytes);
-        }
-        catch (FerryException e) {
-            // The batch as a whole failed (nvCOMP's status, a CUDA error): the chunk goes to the CPU with the reason.
-            throw new DeviceChunkRefusedException(codec + " batched decompression of " + in.length + " page bodies failed on the device (" + kernels.describe()
-                    + "): " + e.getMessage());
-        }
-        for (int i = 0; i < failures.length; i++) {
-            if (failures[i] != null) {
-                throw new DeviceChunkRefusedException(codec + " " + compressed.get(i).page() + " did not decompress on the device (" + kernels.describe()
-                        + "): " + failures[i]);
-            }
+        pending = job;
+    }
+
+    /** A staged chunk's compressed bodies: where they are and go, and (once its batch ran) the first failure, or "". */
+    private static final class PendingDecompression
+    {
+        private final CompressionCodecName codec;
+        private final long stored;
+        private final List<ChunkPages.Part> parts;
+        private final long[] in;
+        private final long[] inBytes;
+        private final long[] out;
+        private final long[] outBytes;
+        private String outcome;
+
+        PendingDecompression(CompressionCodecName codec, long stored, List<ChunkPages.Part> parts)
+        {
+            this.codec = codec;
+            this.stored = stored;
+            this.parts = List.copyOf(parts);
+            this.in = new long[parts.size()];
+            this.inBytes = new long[parts.size()];
+            this.out = new long[parts.size()];
+            this.outBytes = new long[parts.size()];
         }
     }
 
