@@ -33,6 +33,7 @@ import static java.util.Objects.requireNonNull;
  * row's result tracked as the set of outcomes it may have (true, false, null), and a row is dropped
  * only when "true" is not among them. Filters this class cannot evaluate (other types, other
  * predicates, literals it cannot convert) may be anything, which keeps every row they decide.
+ * Decimal comparisons are exact at any literal scale ({@link DecimalValues}).
  */
 public final class RowFilter
 {
