@@ -41,6 +41,8 @@ abstract class ColumnValues
     final int column;
     // A column that decoded to an unexpected vector is logged once, not per batch.
     boolean mismatchLogged;
+    // Set where Spark was told the filter is exact: a column it cannot read then fails the read (FilterNode.usable).
+    boolean exactRequired;
 
     ColumnValues(int column)
     {
