@@ -45,7 +45,8 @@ public final class GdsConfigKeys
                     + "different tasks, each reading the pages of its rows (needs an offset index in every column chunk). Only for scans "
                     + "decoded on the host (spark.ferry.gds.consumer=cpu); device decoding reads whole row groups.");
     public static final ConfigKey<Boolean> FILTER_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.filterPushdown", true,
-            "Skip row groups whose min/max statistics prove a pushed filter false. Spark re-applies every filter either way.");
+            "Skip row groups whose min/max statistics prove a pushed filter false. Spark re-applies every filter the scan does not "
+                    + "evaluate exactly (spark.ferry.gds.filter.exact).");
     public static final ConfigKey<Integer> FOOTER_THREADS = ConfigKey.integer("spark.ferry.gds.footerThreads", 8,
             "Footers the driver reads in parallel while inferring the schema and planning splits.");
 
@@ -54,7 +55,8 @@ public final class GdsConfigKeys
                     + "neither read nor parse them again; 0 turns the cache off.");
     public static final ConfigKey<Boolean> PAGE_INDEX_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.pageIndexPushdown", true,
             "With filter pushdown on, also skip pages whose column-index min/max prove the pushed filters false, reading only the "
-                    + "row ranges that may match (files with column and offset indexes only). Spark re-applies every filter either way.");
+                    + "row ranges that may match (files with column and offset indexes only). Spark re-applies every filter the scan does not "
+                    + "evaluate exactly (spark.ferry.gds.filter.exact).");
     public static final ConfigKey<Boolean> ROW_FILTER = ConfigKey.bool("spark.ferry.gds.rowFilter", true,
             "With filter pushdown on, evaluate the pushed filters on every decoded batch and hand Spark only the rows that may match "
                     + "(comparisons, IN, null tests, prefixes, AND/OR/NOT on integer, date, floating, decimal, boolean and binary-collation "
