@@ -52,6 +52,8 @@ class ExactFilterPushdownTest
                 "SELECT count(*), sum(i), sum(dec), min(str) FROM t WHERE dec < 1.00",
                 "SELECT count(*), sum(dec), max(dec) FROM t WHERE dec >= -0.50",
                 "SELECT count(*), sum(l) FROM t WHERE dec = 0.25",
+                // an integer literal against the decimal column (the benchmark's q4-filtered shape)
+                "SELECT count(*), sum(l), max(str) FROM t WHERE dec < 1",
                 // int, long, double (-0.0 equals 0.0, NaN above everything), date, string
                 "SELECT count(*), sum(dec), max(str) FROM t WHERE i > 0",
                 "SELECT count(*), min(i) FROM t WHERE l >= 997500000",
@@ -84,6 +86,14 @@ class ExactFilterPushdownTest
             for (String query : queries) {
                 assertSameAsParquet(path, query, true, "ANSI " + ansi);
             }
+        }
+        // Dates as java.time.LocalDate literals.
+        spark.conf().set("spark.sql.datetime.java8API.enabled", "true");
+        try {
+            assertSameAsParquet(path, "SELECT count(*), sum(i) FROM t WHERE dt >= DATE '2020-06-01' AND dt < DATE '2021-01-01'", true, "java8API");
+        }
+        finally {
+            spark.conf().unset("spark.sql.datetime.java8API.enabled");
         }
         String explained = explain(on(gds(path), "SELECT count(*), sum(i) FROM t WHERE dec < 1.00 AND str IS NOT NULL"));
         assertTrue(explained.contains("exactFilters=[") && explained.contains("LessThan(dec,1.00)") && explained.contains("IsNotNull(str)"), explained);
@@ -138,6 +148,11 @@ class ExactFilterPushdownTest
         for (String query : queries) {
             assertSameAsParquet(path, query, false, "not exact");
         }
+        // A column whose collation is not UTF8_BINARY: its comparisons are not byte comparisons.
+        String collated = directory.resolve("collated").toString();
+        spark.range(0, 300, 1, 2).selectExpr("CAST(concat(CASE WHEN id % 2 = 0 THEN 'a' ELSE 'A' END, CAST(id % 3 AS STRING)) AS STRING COLLATE UTF8_LCASE) AS c",
+                "id").write().parquet(collated);
+        assertSameAsParquet(collated, "SELECT count(*), sum(id) FROM t WHERE c = 'A1'", false, "collated");
         spark.conf().set("spark.ferry.gds.filter.exact", "false");
         for (String query : new String[] {"SELECT count(*), sum(i) FROM t WHERE i > 0", "SELECT count(*) FROM t WHERE dec < 1.00"}) {
             assertSameAsParquet(path, query, false, "filter.exact=false");
