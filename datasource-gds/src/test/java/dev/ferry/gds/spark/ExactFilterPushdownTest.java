@@ -76,6 +76,8 @@ class ExactFilterPushdownTest
                 // GROUP BY with a filter
                 "SELECT g, count(*), sum(dec), max(str), min(d) FROM t WHERE dec < 1.00 GROUP BY g",
                 "SELECT str, count(*) FROM t WHERE i < 0 AND dt >= DATE '2020-03-01' GROUP BY str",
+                "SELECT g, count(*), sum(i) FROM t WHERE g > 1 OR g IS NULL GROUP BY g",
+                "SELECT count(*), sum(DEC) FROM t WHERE DEC < 1.00 AND Str > 's2'",
                 // a filter that removes every row: COUNT 0, the other aggregates null; no group
                 "SELECT count(*), sum(i), sum(dec), max(str) FROM t WHERE i > 1000000",
                 "SELECT count(*) FROM t WHERE dec > 99999",
