@@ -45,7 +45,8 @@ public final class GdsConfigKeys
                     + "different tasks, each reading the pages of its rows (needs an offset index in every column chunk). Only for scans "
                     + "decoded on the host (spark.ferry.gds.consumer=cpu); device decoding reads whole row groups.");
     public static final ConfigKey<Boolean> FILTER_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.filterPushdown", true,
-            "Skip row groups whose min/max statistics prove a pushed filter false. Spark re-applies every filter either way.");
+            "Skip row groups whose min/max statistics prove a pushed filter false. Spark re-applies every filter the scan does not "
+                    + "evaluate exactly (spark.ferry.gds.filter.exact).");
     public static final ConfigKey<Integer> FOOTER_THREADS = ConfigKey.integer("spark.ferry.gds.footerThreads", 8,
             "Footers the driver reads in parallel while inferring the schema and planning splits.");
 
@@ -54,16 +55,22 @@ public final class GdsConfigKeys
                     + "neither read nor parse them again; 0 turns the cache off.");
     public static final ConfigKey<Boolean> PAGE_INDEX_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.pageIndexPushdown", true,
             "With filter pushdown on, also skip pages whose column-index min/max prove the pushed filters false, reading only the "
-                    + "row ranges that may match (files with column and offset indexes only). Spark re-applies every filter either way.");
+                    + "row ranges that may match (files with column and offset indexes only). Spark re-applies every filter the scan does not "
+                    + "evaluate exactly (spark.ferry.gds.filter.exact).");
     public static final ConfigKey<Boolean> ROW_FILTER = ConfigKey.bool("spark.ferry.gds.rowFilter", true,
             "With filter pushdown on, evaluate the pushed filters on every decoded batch and hand Spark only the rows that may match "
-                    + "(comparisons, IN, null tests, prefixes, AND/OR/NOT on integer, date, floating, boolean and binary-collation string "
-                    + "columns; others keep every row). Spark re-applies every filter either way.");
+                    + "(comparisons, IN, null tests, prefixes, AND/OR/NOT on integer, date, floating, decimal, boolean and binary-collation "
+                    + "string columns; others keep every row). Spark re-applies the filters that are not exact (spark.ferry.gds.filter.exact).");
+    public static final ConfigKey<Boolean> FILTER_EXACT = ConfigKey.bool("spark.ferry.gds.filter.exact", true,
+            "With filter pushdown and the row filter on and consumer=cpu, tell Spark that the pushed data filters the row filter "
+                    + "evaluates exactly (SQL's three-valued logic, every part of the filter on a type and predicate it reads) need not be "
+                    + "evaluated again after the scan, so Spark can push aggregates under them; the scan's explain string lists them as "
+                    + "exactFilters. Other filters, partition-column filters and every filter of a device consumer stay above the scan.");
     public static final ConfigKey<Boolean> AGGREGATE_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.aggregatePushdown", true,
             "Let Spark push COUNT, SUM, MIN and MAX (and AVG, which Spark then splits into SUM and COUNT) into the scan, with or "
-                    + "without GROUP BY over columns, when no filter stays above the scan: inputs may be columns, length(string) and "
+                    + "without GROUP BY over columns, when no filter stays above the scan (exact pushed filters do not: spark.ferry.gds.filter.exact): inputs may be columns, length(string) and "
                     + "CASE WHEN tests of a column against literals (=, <>, IN, NOT) THEN integer literals. Each task returns partial results that Spark finishes; "
-                    + "COUNT(*) alone is answered from row-group row counts. Anything the scan cannot compute exactly as Spark does "
+                    + "COUNT(*) alone without pushed filters is answered from row-group row counts. Anything the scan cannot compute exactly as Spark does "
                     + "(DISTINCT, other expressions or types) is left to Spark.");
 
     @Override
@@ -76,6 +83,6 @@ public final class GdsConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(ROUTE, CONSUMER, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, TASK_ARROW_LIMIT_BYTES, PREFETCH_ROW_GROUPS, SPLIT_ROW_GROUPS, FILTER_PUSHDOWN,
-                FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN, ROW_FILTER, AGGREGATE_PUSHDOWN);
+                FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN, ROW_FILTER, FILTER_EXACT, AGGREGATE_PUSHDOWN);
     }
 }

@@ -35,7 +35,8 @@ import static java.util.Objects.requireNonNull;
  * by Spark's own {@code ParquetFilters} (the same translation, type rules and calendar rebase as
  * {@code spark.read.parquet}) and evaluated by parquet-mr's statistics filter, which already
  * distrusts the statistics of writers known to get them wrong. A filter that cannot be translated
- * prunes nothing; Spark re-applies every filter after the scan either way.
+ * prunes nothing; the rows of the row groups kept are filtered after it, by the row filter for exact
+ * filters (spark.ferry.gds.filter.exact) and by Spark for the others.
  */
 public final class RowGroupPruner
 {

@@ -4,6 +4,7 @@ import org.apache.arrow.memory.util.MemoryUtil;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.BitVector;
 import org.apache.arrow.vector.DateDayVector;
+import org.apache.arrow.vector.DecimalVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.Float4Vector;
 import org.apache.arrow.vector.Float8Vector;
@@ -16,6 +17,7 @@ import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
 import org.apache.spark.sql.types.FloatType;
 import org.apache.spark.sql.types.IntegerType;
@@ -30,7 +32,8 @@ import java.util.Optional;
 /**
  * How {@link RowFilter} reads one batch column and orders its values as Spark SQL does: integers and
  * dates as longs, floats and doubles with Spark's NaN and signed-zero rules, strings as unsigned
- * UTF-8 bytes (binary collation only), booleans false before true. Literals are converted once to
+ * UTF-8 bytes (binary collation only), booleans false before true, decimals by their unscaled
+ * values at the column's scale ({@link DecimalValues}). Literals are converted once to
  * the same representation; a literal of another type is refused (the filter is then not evaluated).
  */
 abstract class ColumnValues
@@ -38,8 +41,10 @@ abstract class ColumnValues
     final int column;
     // A column that decoded to an unexpected vector is logged once, not per batch.
     boolean mismatchLogged;
+    // Set where Spark was told the filter is exact: a column it cannot read then fails the read (FilterNode.usable).
+    boolean exactRequired;
 
-    private ColumnValues(int column)
+    ColumnValues(int column)
     {
         this.column = column;
     }
@@ -73,6 +78,9 @@ abstract class ColumnValues
         }
         if (type instanceof BooleanType) {
             return Optional.of(new Booleans(column));
+        }
+        if (type instanceof DecimalType) {
+            return Optional.of(new DecimalValues(column, (DecimalType) type));
         }
         return Optional.empty();
     }

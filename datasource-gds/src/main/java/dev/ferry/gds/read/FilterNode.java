@@ -22,6 +22,12 @@ abstract class FilterNode
     /** Whether every row may be true whatever the batch holds, so this filter can never drop a row. */
     abstract boolean opaque();
 
+    /**
+     * Whether every row's outcome is one definite SQL value (never "may be anything"), so the rows kept
+     * are exactly those the filter is true on and Spark need not evaluate it again.
+     */
+    abstract boolean exact();
+
     static FilterNode constant(byte outcomes)
     {
         return new Constant(outcomes);
@@ -93,11 +99,16 @@ abstract class FilterNode
     }
 
     // A batch whose column is not the vector the type decodes to (not expected): every row is kept, and the
-    // mismatch is logged rather than guessed at.
+    // mismatch is logged rather than guessed at; where Spark was told the filter is exact (it does not
+    // evaluate it again), keeping rows would return wrong rows, so the read fails instead.
     private static boolean usable(ColumnValues values, FieldVector vector, int rows, byte[] out)
     {
         if (values.accepts(vector)) {
             return true;
+        }
+        if (values.exactRequired) {
+            throw new IllegalStateException("Cannot evaluate an exact pushed filter on column " + values.column + ": it decoded to "
+                    + vector.getClass().getSimpleName() + ", not the vector its type reads");
         }
         if (!values.mismatchLogged) {
             values.mismatchLogged = true;
@@ -127,6 +138,12 @@ abstract class FilterNode
         boolean opaque()
         {
             return (outcomes & Outcomes.TRUE) != 0;
+        }
+
+        @Override
+        boolean exact()
+        {
+            return outcomes == Outcomes.TRUE || outcomes == Outcomes.FALSE || outcomes == Outcomes.NULL;
         }
     }
 
@@ -164,6 +181,12 @@ abstract class FilterNode
             // x OR (may be true) may be true; x AND y may be true for sure only when both may be.
             return and ? left.opaque() && right.opaque() : left.opaque() || right.opaque();
         }
+
+        @Override
+        boolean exact()
+        {
+            return left.exact() && right.exact();
+        }
     }
 
     private static final class Negation
@@ -190,6 +213,12 @@ abstract class FilterNode
         {
             // Only an unknown child is certainly "may be true" negated; a constant TRUE child negates to FALSE.
             return child instanceof Constant ? (Outcomes.not(((Constant) child).outcomes) & Outcomes.TRUE) != 0 : false;
+        }
+
+        @Override
+        boolean exact()
+        {
+            return child.exact();
         }
     }
 
@@ -222,6 +251,12 @@ abstract class FilterNode
         {
             return false;
         }
+
+        @Override
+        boolean exact()
+        {
+            return true;
+        }
     }
 
     private static final class Compare
@@ -253,6 +288,12 @@ abstract class FilterNode
         boolean opaque()
         {
             return false;
+        }
+
+        @Override
+        boolean exact()
+        {
+            return true;
         }
     }
 
@@ -300,6 +341,12 @@ abstract class FilterNode
         {
             return false;
         }
+
+        @Override
+        boolean exact()
+        {
+            return true;
+        }
     }
 
     private static final class Prefix
@@ -331,6 +378,12 @@ abstract class FilterNode
         boolean opaque()
         {
             return false;
+        }
+
+        @Override
+        boolean exact()
+        {
+            return true;
         }
     }
 }

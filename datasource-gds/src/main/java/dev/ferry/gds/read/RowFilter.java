@@ -28,11 +28,12 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Row-level evaluation of the pushed data filters on a decoded batch, so the scan hands Spark only the
- * rows that may match. Spark re-applies every filter after the scan, so a row may be kept wrongly
- * (cost only) but never dropped wrongly: a filter is evaluated with SQL's three-valued logic, each
+ * rows that may match. Spark re-applies the filters that are not {@link #exact} after the scan, so for
+ * those a row may be kept wrongly (cost only) but never dropped wrongly: a filter is evaluated with SQL's three-valued logic, each
  * row's result tracked as the set of outcomes it may have (true, false, null), and a row is dropped
  * only when "true" is not among them. Filters this class cannot evaluate (other types, other
  * predicates, literals it cannot convert) may be anything, which keeps every row they decide.
+ * Decimal comparisons are exact at any literal scale ({@link DecimalValues}).
  */
 public final class RowFilter
 {
@@ -60,16 +61,42 @@ public final class RowFilter
      */
     public static Optional<RowFilter> compile(List<Filter> filters, StructType dataSchema, boolean caseSensitive)
     {
+        return compile(filters, List.of(), dataSchema, caseSensitive);
+    }
+
+    /**
+     * As {@link #compile(List, StructType, boolean)}, where Spark was told that those of {@code filters}
+     * also in {@code exactFilters} are {@link #exact} and does not evaluate them again: each of them
+     * must compile exactly over {@code dataSchema}, else this fails, and a batch column it cannot read
+     * fails the read instead of keeping every row.
+     */
+    public static Optional<RowFilter> compile(List<Filter> filters, List<Filter> exactFilters, StructType dataSchema, boolean caseSensitive)
+    {
         FilterNode conjunction = null;
         BitSet columns = new BitSet();
         for (Filter filter : filters) {
-            FilterNode node = compile(filter, dataSchema, caseSensitive, columns);
+            boolean exactRequired = exactFilters.contains(filter);
+            FilterNode node = compile(filter, dataSchema, caseSensitive, columns, exactRequired);
+            if (exactRequired && !node.exact()) {
+                throw new IllegalStateException("Pushed filter " + filter + " was planned as exact but is not evaluated exactly over " + dataSchema.simpleString());
+            }
             conjunction = conjunction == null ? node : FilterNode.and(conjunction, node);
         }
         if (conjunction == null || conjunction.opaque()) {
             return Optional.empty();
         }
         return Optional.of(new RowFilter(conjunction, columns));
+    }
+
+    /**
+     * Whether {@code filter} over the columns of {@code dataSchema} is evaluated exactly: every row
+     * gets one definite SQL outcome (true, false or null, as Spark's three-valued logic gives it) and
+     * only the true rows are kept, so Spark need not evaluate it again. False where any part of it
+     * is not evaluated here (types, predicates, literals, names this class does not read).
+     */
+    public static boolean exact(Filter filter, StructType dataSchema, boolean caseSensitive)
+    {
+        return compile(filter, dataSchema, caseSensitive, new BitSet(), false).exact();
     }
 
     /**
@@ -91,16 +118,16 @@ public final class RowFilter
         return kept;
     }
 
-    private static FilterNode compile(Filter filter, StructType schema, boolean caseSensitive, BitSet columns)
+    private static FilterNode compile(Filter filter, StructType schema, boolean caseSensitive, BitSet columns, boolean exactRequired)
     {
         if (filter instanceof And) {
-            return FilterNode.and(compile(((And) filter).left(), schema, caseSensitive, columns), compile(((And) filter).right(), schema, caseSensitive, columns));
+            return FilterNode.and(compile(((And) filter).left(), schema, caseSensitive, columns, exactRequired), compile(((And) filter).right(), schema, caseSensitive, columns, exactRequired));
         }
         if (filter instanceof Or) {
-            return FilterNode.or(compile(((Or) filter).left(), schema, caseSensitive, columns), compile(((Or) filter).right(), schema, caseSensitive, columns));
+            return FilterNode.or(compile(((Or) filter).left(), schema, caseSensitive, columns, exactRequired), compile(((Or) filter).right(), schema, caseSensitive, columns, exactRequired));
         }
         if (filter instanceof Not) {
-            return FilterNode.not(compile(((Not) filter).child(), schema, caseSensitive, columns));
+            return FilterNode.not(compile(((Not) filter).child(), schema, caseSensitive, columns, exactRequired));
         }
         if (filter instanceof AlwaysTrue) {
             return FilterNode.constant(Outcomes.TRUE);
@@ -127,6 +154,7 @@ public final class RowFilter
             return FilterNode.constant(Outcomes.ANY);
         }
         ColumnValues target = values.get();
+        target.exactRequired = exactRequired;
         columns.set(column);
         if (filter instanceof IsNull) {
             return FilterNode.isNull(target, true);

@@ -27,7 +27,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * One task's partial aggregation: on the first {@link #next()} it aggregates all of its slices,
- * from the row groups' row counts where that answers the plan, else from decoded batches, then
+ * from the row groups' row counts where that answers the plan and no pushed filter drops rows, else from decoded batches, then
  * returns the partial rows.
  */
 final class GdsAggregateReader
@@ -39,6 +39,7 @@ final class GdsAggregateReader
     private final AggregatePlan plan;
     private final Supplier<PartitionReader<ColumnarBatch>> batches;
     private final boolean ignoreMissingFiles;
+    private final boolean rowsFiltered;
     private PartitionReader<ColumnarBatch> reader;
     private Iterator<InternalRow> results;
     private InternalRow current;
@@ -46,8 +47,11 @@ final class GdsAggregateReader
     // Files the metadata-only path skipped (ignoreMissingFiles); the decoding reader counts its own.
     private long filesSkipped;
 
-    GdsAggregateReader(List<FileSlice> slices, AggregatePlan plan, Supplier<PartitionReader<ColumnarBatch>> batches, boolean ignoreMissingFiles)
+    /** @param rowsFiltered whether pushed filters drop rows from {@code batches}: then the rows are always decoded and counted */
+    GdsAggregateReader(List<FileSlice> slices, AggregatePlan plan, Supplier<PartitionReader<ColumnarBatch>> batches, boolean ignoreMissingFiles,
+            boolean rowsFiltered)
     {
+        this.rowsFiltered = rowsFiltered;
         this.ignoreMissingFiles = ignoreMissingFiles;
         this.slices = List.copyOf(requireNonNull(slices, "slices is null"));
         this.plan = requireNonNull(plan, "plan is null");
@@ -73,7 +77,7 @@ final class GdsAggregateReader
             throws IOException
     {
         PartialAggregator aggregator = new PartialAggregator(plan);
-        if (plan.answeredByRowCounts()) {
+        if (plan.answeredByRowCounts() && !rowsFiltered) {
             // The footer's row count of each row group is exact: the reader checks every row group it decodes against it. A row group
             // split over several tasks is counted by its spans, which the planner cut to add up to that count.
             for (FileSlice slice : slices) {

@@ -10,7 +10,7 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Shipped to the tasks of a scan with pushed aggregates: each task reads the plan's input columns
- * with the ordinary columnar reader and returns its partial results as rows (a few per task).
+ * with the ordinary columnar reader (which applies the exact pushed filters) and returns its partial results as rows (a few per task).
  */
 final class GdsAggregateReaderFactory
         implements PartitionReaderFactory
@@ -20,9 +20,12 @@ final class GdsAggregateReaderFactory
     private final GdsReaderFactory batches;
     private final AggregatePlan plan;
     private final boolean ignoreMissingFiles;
+    private final boolean rowsFiltered;
 
-    GdsAggregateReaderFactory(GdsReaderFactory batches, AggregatePlan plan, boolean ignoreMissingFiles)
+    /** @param rowsFiltered whether pushed filters drop rows, so row-group row counts answer nothing */
+    GdsAggregateReaderFactory(GdsReaderFactory batches, AggregatePlan plan, boolean ignoreMissingFiles, boolean rowsFiltered)
     {
+        this.rowsFiltered = rowsFiltered;
         this.ignoreMissingFiles = ignoreMissingFiles;
         this.batches = requireNonNull(batches, "batches is null");
         this.plan = requireNonNull(plan, "plan is null");
@@ -38,6 +41,6 @@ final class GdsAggregateReaderFactory
     public PartitionReader<InternalRow> createReader(InputPartition partition)
     {
         GdsInputPartition input = (GdsInputPartition) partition;
-        return new GdsAggregateReader(input.slices(), plan, () -> batches.createColumnarReader(partition), ignoreMissingFiles);
+        return new GdsAggregateReader(input.slices(), plan, () -> batches.createColumnarReader(partition), ignoreMissingFiles, rowsFiltered);
     }
 }

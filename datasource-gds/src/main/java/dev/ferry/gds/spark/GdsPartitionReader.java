@@ -16,6 +16,7 @@ import org.apache.parquet.ParquetReadOptions;
 import org.apache.spark.TaskContext;
 import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.sources.AlwaysTrue;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -69,7 +70,7 @@ final class GdsPartitionReader
     private ColumnarBatch current;
 
     GdsPartitionReader(List<FileSlice> slices, GdsReadSettings settings, ParquetReadOptions options, StructType readSchema, StructType dataReadSchema,
-            StructType partitionSchema, Map<String, String> deviceConf, List<Filter> dataFilters)
+            StructType partitionSchema, Map<String, String> deviceConf, List<Filter> dataFilters, List<Filter> exactFilters)
     {
         this.slices = List.copyOf(requireNonNull(slices, "slices is null")).iterator();
         this.settings = requireNonNull(settings, "settings is null");
@@ -85,8 +86,12 @@ final class GdsPartitionReader
         }
         this.requestedPartitions = new StructType(requested.toArray(new StructField[0]));
         this.rowFilter = settings.filterPushdown() && settings.rowFilter()
-                ? RowFilter.compile(requireNonNull(dataFilters, "dataFilters is null"), dataReadSchema, settings.caseSensitive())
+                ? RowFilter.compile(requireNonNull(dataFilters, "dataFilters is null"), exactFilters, dataReadSchema, settings.caseSensitive())
                 : Optional.empty();
+        if (rowFilter.isEmpty() && !exactFilters.isEmpty() && !exactFilters.stream().allMatch(AlwaysTrue.class::isInstance)) {
+            // The builder claims exact filters only with the row filter on; Spark will not evaluate them.
+            throw new IllegalStateException("Exact pushed filters " + exactFilters + " without a row filter to evaluate them");
+        }
         this.allocator = ArrowUtils.rootAllocator().newChildAllocator("ferry-gds-reader", 0, settings.taskArrowLimitBytes());
         this.readPool = settings.readThreads() > 1
                 ? Optional.of(Executors.newFixedThreadPool(settings.readThreads(), runnable -> {
@@ -199,6 +204,10 @@ final class GdsPartitionReader
             boolean isPartition = requestedPartitions.getFieldIndex(field.name()).isDefined();
             FieldVector vector = isPartition ? partitions.get(partition++) : batch.columns().get(data++);
             columns[index] = DirectArrowColumnVector.of(vector);
+        }
+        // Columns only the exact filters read follow the output's: done with once the rows are filtered.
+        for (int extra = data; extra < batch.columns().size(); extra++) {
+            batch.columns().get(extra).close();
         }
         return new ColumnarBatch(columns, batch.rows());
     }

@@ -35,10 +35,17 @@ public final class GdsReaderFactory
     private final HashMap<String, String> deviceConf;
     // The pushed filters on data columns, evaluated per batch by the readers (Spark's filters are serializable).
     private final ArrayList<Filter> dataFilters;
+    // Those of dataFilters Spark does not evaluate again; their columns may follow readSchema's in dataReadSchema.
+    private final ArrayList<Filter> exactFilters;
 
+    /**
+     * @param dataReadSchema the data columns of {@code readSchema}, in its order, then any columns only
+     *         {@code exactFilters} read (the readers filter on them and drop them from the batches)
+     */
     GdsReaderFactory(GdsReadSettings settings, Broadcast<SerializableConfiguration> hadoopConf, StructType readSchema, StructType dataReadSchema,
-            StructType partitionSchema, Map<String, String> deviceConf, List<Filter> dataFilters)
+            StructType partitionSchema, Map<String, String> deviceConf, List<Filter> dataFilters, List<Filter> exactFilters)
     {
+        this.exactFilters = new ArrayList<>(requireNonNull(exactFilters, "exactFilters is null"));
         this.settings = requireNonNull(settings, "settings is null");
         this.hadoopConf = requireNonNull(hadoopConf, "hadoopConf is null");
         this.readSchema = requireNonNull(readSchema, "readSchema is null");
@@ -58,7 +65,7 @@ public final class GdsReaderFactory
     public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition)
     {
         return new GdsPartitionReader(((GdsInputPartition) partition).slices(), settings, GdsTableState.readOptions(hadoopConf.value().value(), settings),
-                readSchema, dataReadSchema, partitionSchema, deviceConf, dataFilters);
+                readSchema, dataReadSchema, partitionSchema, deviceConf, dataFilters, exactFilters);
     }
 
     /**

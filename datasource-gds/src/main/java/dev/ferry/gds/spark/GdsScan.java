@@ -69,14 +69,17 @@ final class GdsScan
     private final GdsTableState state;
     private final StructType readSchema;
     private final List<Filter> filters;
+    // Those of filters Spark does not evaluate again: every row the tasks return (or aggregate) satisfies them.
+    private final List<Filter> exactFilters;
     private final List<Filter> partitionFilters;
     private final Predicate[] pushed;
     private final Optional<AggregatePlan> aggregate;
     private SplitPlan plan;
 
-    GdsScan(GdsTableState state, StructType readSchema, List<Filter> filters, List<Filter> partitionFilters, Predicate[] pushed,
-            Optional<AggregatePlan> aggregate)
+    GdsScan(GdsTableState state, StructType readSchema, List<Filter> filters, List<Filter> exactFilters, List<Filter> partitionFilters,
+            Predicate[] pushed, Optional<AggregatePlan> aggregate)
     {
+        this.exactFilters = List.copyOf(exactFilters);
         this.aggregate = requireNonNull(aggregate, "aggregate is null");
         this.partitionFilters = List.copyOf(partitionFilters);
         this.state = requireNonNull(state, "state is null");
@@ -95,14 +98,15 @@ final class GdsScan
     public String description()
     {
         SplitPlan planned = plan();
-        return String.format(Locale.ROOT, "GdsScan %s route=%s consumer=%s (%s) pushedFilters=%s rowGroups=%d/%d splits=%d",
+        return String.format(Locale.ROOT, "GdsScan %s route=%s consumer=%s (%s) pushedFilters=%s exactFilters=%s rowGroups=%d/%d splits=%d",
                 state.name(), state.settings().route().name().toLowerCase(Locale.ROOT),
                 state.settings().consumer().name().toLowerCase(Locale.ROOT), routeOnThisMachine(),
                 Arrays.stream(pushed).map(Predicate::toString).collect(Collectors.joining(", ", "[", "]")),
+                exactFilters.stream().map(Filter::toString).collect(Collectors.joining(", ", "[", "]")),
                 planned.rowGroupsTotal() - planned.rowGroupsSkipped(), planned.rowGroupsTotal(), planned.partitions().size())
                 + planned.describeSplitting()
                 + (state.settings().consumer() == FileConsumer.CPU ? "" : " " + devicePreview())
-                + aggregate.map(GdsScan::describe).orElse("");
+                + aggregate.map(this::describe).orElse("");
     }
 
     /** The per-chunk device fallbacks a device read (DeviceBatches) should expect, from the footers planning read. */
@@ -117,11 +121,12 @@ final class GdsScan
         return DeviceFallbackPreview.of(state.files(), new StructType(data.toArray(new StructField[0])), state.settings(), PREVIEW_FILES).describe();
     }
 
-    private static String describe(AggregatePlan aggregate)
+    private String describe(AggregatePlan aggregate)
     {
         return String.format(Locale.ROOT, " pushedAggregates=%s pushedGroupBy=%s (partial per task%s)", aggregate.aggregates(),
                 aggregate.groupColumns().stream().map(StructField::name).collect(Collectors.toList()),
-                aggregate.answeredByRowCounts() ? ", from row-group row counts" : "");
+                aggregate.answeredByRowCounts() && exactFilters.isEmpty() ? ", from row-group row counts"
+                        : exactFilters.isEmpty() ? "" : ", of the rows the exact filters keep");
     }
 
     @Override
@@ -163,13 +168,35 @@ final class GdsScan
                 data.add(field);
             }
         }
+        // Spark prunes the columns only exact filters read (it does not evaluate them): the tasks read
+        // them after the output's data columns, filter on them and drop them from the batches.
+        data.addAll(filterOnlyColumns(columns));
         // Broadcast once per scan, as Spark's own file scans do: the factory is serialized into every
         // task, and a Hadoop configuration is ~1000 entries to write and read per task.
         Broadcast<SerializableConfiguration> hadoopConf = JavaSparkContext.fromSparkContext(state.spark().sparkContext())
                 .broadcast(new SerializableConfiguration(state.hadoopConf()));
         GdsReaderFactory batches = new GdsReaderFactory(state.settings(), hadoopConf, columns,
-                new StructType(data.toArray(new StructField[0])), partitionSchema, deviceConf(), filters);
-        return aggregate.<PartitionReaderFactory>map(plan -> new GdsAggregateReaderFactory(batches, plan, state.settings().ignoreMissingFiles())).orElse(batches);
+                new StructType(data.toArray(new StructField[0])), partitionSchema, deviceConf(), filters, exactFilters);
+        return aggregate.<PartitionReaderFactory>map(plan -> new GdsAggregateReaderFactory(batches, plan, state.settings().ignoreMissingFiles(),
+                !exactFilters.isEmpty())).orElse(batches);
+    }
+
+    /** The table's data columns the exact filters read that {@code columns} lacks, in table order. */
+    private List<StructField> filterOnlyColumns(StructType columns)
+    {
+        List<StructField> extra = new ArrayList<>();
+        boolean caseSensitive = state.settings().caseSensitive();
+        for (StructField field : state.tableSchema().fields()) {
+            if (isPartitionColumn(field, state.partitionSchema()) || Arrays.stream(columns.fields()).anyMatch(column -> ColumnNames.sameName(column.name(), field.name(), caseSensitive))) {
+                continue;
+            }
+            boolean referenced = exactFilters.stream().flatMap(filter -> Arrays.stream(filter.references()))
+                    .anyMatch(name -> ColumnNames.sameName(name, field.name(), caseSensitive));
+            if (referenced) {
+                extra.add(field);
+            }
+        }
+        return extra;
     }
 
     @Override

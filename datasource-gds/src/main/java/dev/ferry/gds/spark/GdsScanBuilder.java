@@ -2,6 +2,9 @@ package dev.ferry.gds.spark;
 
 import dev.ferry.gds.aggregate.AggregatePlan;
 import dev.ferry.gds.aggregate.AggregatePushdown;
+import dev.ferry.gds.GdsConfigKeys;
+import dev.ferry.gds.read.RowFilter;
+import dev.ferry.topology.route.FileConsumer;
 import dev.ferry.gds.parquet.ColumnNames;
 import org.apache.spark.sql.connector.expressions.NamedReference;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
@@ -24,9 +27,12 @@ import java.util.Optional;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Column pruning, filter pushdown and partial aggregate pushdown. Pushed filters only prune row
- * groups by statistics: every predicate is handed back as a post-scan filter, so Spark re-applies all
- * of them, and so Spark offers aggregates only for scans without filters.
+ * Column pruning, filter pushdown and partial aggregate pushdown. Pushed filters prune row groups by
+ * statistics and, on data columns, rows by the row filter. A data filter the row filter evaluates
+ * exactly ({@link RowFilter#exact}) is not handed back to Spark when {@code spark.ferry.gds.filter.exact}
+ * is on and the consumer is the CPU (device batches are not filtered by row); every other predicate is
+ * handed back as a post-scan filter, which Spark re-applies. Spark offers aggregates only when no
+ * filter stays above the scan.
  */
 final class GdsScanBuilder
         implements ScanBuilder, SupportsPushDownRequiredColumns, SupportsPushDownV2Filters, SupportsPushDownAggregates
@@ -35,6 +41,9 @@ final class GdsScanBuilder
     private StructType requiredSchema;
     private Predicate[] pushed = new Predicate[0];
     private final List<Filter> filters = new ArrayList<>();
+    // Those of filters that Spark was told need no re-evaluation: the scan's rows satisfy them exactly.
+    private final List<Filter> exactFilters = new ArrayList<>();
+    private int postScanFilters;
     private final List<Filter> partitionFilters = new ArrayList<>();
     private Optional<AggregatePlan> aggregate = Optional.empty();
 
@@ -54,25 +63,47 @@ final class GdsScanBuilder
     public Predicate[] pushPredicates(Predicate[] predicates)
     {
         List<Predicate> usable = new ArrayList<>();
+        List<Predicate> postScan = new ArrayList<>();
         filters.clear();
+        exactFilters.clear();
         partitionFilters.clear();
+        boolean claimExact = claimsExactFilters();
         for (Predicate predicate : predicates) {
             Option<Filter> filter = PredicateUtils.toV1(predicate);
             if (filter.isEmpty()) {
+                postScan.add(predicate);
                 continue;
             }
             int partitionReferences = partitionReferences(predicate);
             if (partitionReferences == 0) {
                 usable.add(predicate);
                 filters.add(filter.get());
+                if (claimExact && RowFilter.exact(filter.get(), state.tableSchema(), state.settings().caseSensitive())) {
+                    exactFilters.add(filter.get());
+                }
+                else {
+                    postScan.add(predicate);
+                }
             }
-            else if (partitionReferences == predicate.references().length) {
-                usable.add(predicate);
-                partitionFilters.add(filter.get());
+            else {
+                // Partition filters prune files; Spark evaluates them (and mixed ones) above the scan.
+                if (partitionReferences == predicate.references().length) {
+                    usable.add(predicate);
+                    partitionFilters.add(filter.get());
+                }
+                postScan.add(predicate);
             }
         }
         pushed = usable.toArray(new Predicate[0]);
-        return predicates;
+        postScanFilters = postScan.size();
+        return postScan.toArray(new Predicate[0]);
+    }
+
+    /** Whether the tasks evaluate the pushed data filters on every row they return (see the class comment). */
+    private boolean claimsExactFilters()
+    {
+        return GdsConfigKeys.FILTER_EXACT.get(new ReadConfigSource(state.options(), state.spark())) && state.settings().filterPushdown()
+                && state.settings().rowFilter() && state.settings().consumer() == FileConsumer.CPU;
     }
 
     @Override
@@ -89,9 +120,9 @@ final class GdsScanBuilder
     @Override
     public boolean pushAggregation(Aggregation aggregation)
     {
-        // Pushed filters only prune row groups and Spark re-applies them above the scan; it should
-        // never offer aggregates then, but if it did, rows the filters reject would be counted too.
-        if (!state.settings().aggregatePushdown() || pushed.length > 0 || !filters.isEmpty() || !partitionFilters.isEmpty()) {
+        // Spark offers aggregates only when no filter stays above the scan; if it did otherwise, rows
+        // those filters reject would be counted too. Exact filters are applied to every row the tasks aggregate.
+        if (!state.settings().aggregatePushdown() || postScanFilters > 0 || filters.size() != exactFilters.size() || !partitionFilters.isEmpty()) {
             return false;
         }
         aggregate = AggregatePushdown.plan(aggregation, state.tableSchema(), state.settings().caseSensitive());
@@ -101,7 +132,7 @@ final class GdsScanBuilder
     @Override
     public Scan build()
     {
-        return new GdsScan(state, requiredSchema, filters, partitionFilters, pushed, aggregate);
+        return new GdsScan(state, requiredSchema, filters, exactFilters, partitionFilters, pushed, aggregate);
     }
 
     private int partitionReferences(Predicate predicate)
