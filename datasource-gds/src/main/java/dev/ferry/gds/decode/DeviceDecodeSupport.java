@@ -32,7 +32,8 @@ public final class DeviceDecodeSupport
     /**
      * The conversion the device makes for a leaf with no flat layout on the CPU (its writer converts
      * each value) whose whole conversion is one kernel: a decimal on FIXED_LEN_BYTE_ARRAY of at most
-     * 16 bytes (big-endian bytes to decimal128, ferry_decimal_to_128), INT32 read as byte or short
+     * 16 bytes (big-endian bytes to decimal128, ferry_decimal_to_128), INT32 of a narrower logical
+     * type read as int (copied), INT32 read as byte or short
      * (their low bytes, ferry_int32_narrow) and millisecond timestamps read as stored (times 1000,
      * ferry_timestamp_to_micros). Empty: only the CPU converts it.
      */
@@ -42,6 +43,10 @@ public final class DeviceDecodeSupport
         if (leaf.pair == ParquetSparkType.BYTES_DECIMAL_AS_DECIMAL && type.getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY
                 && type.getTypeLength() >= 1 && type.getTypeLength() <= 16) {
             return Optional.of(DeviceValueKind.DECIMAL_FIXED_LEN);
+        }
+        if (leaf.pair == ParquetSparkType.INT32_AS_INT) {
+            // INT(8/16) or UINT(8/16) read as int: the writer copies each 4-byte value as it is, as the kernels' copy does.
+            return Optional.of(DeviceValueKind.FIXED4);
         }
         if (leaf.pair == ParquetSparkType.INT32_AS_BYTE) {
             return Optional.of(DeviceValueKind.INT8);
