@@ -3,14 +3,17 @@ package dev.ferry.gds.spark;
 import dev.ferry.gds.RowRendering;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.List;
 
+import static dev.ferry.gds.spark.AggregateQueries.assertSameAsParquet;
+import static dev.ferry.gds.spark.AggregateQueries.explain;
+import static dev.ferry.gds.spark.AggregateQueries.gds;
+import static dev.ferry.gds.spark.AggregateQueries.mixed;
+import static dev.ferry.gds.spark.AggregateQueries.on;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -54,7 +57,7 @@ class AggregatePushdownTest
     @Test
     void everyAggregateAndTypeMatchesSparkOverManyRowGroupsAndFiles(@TempDir Path directory)
     {
-        String path = mixed(directory);
+        String path = mixed(directory, COLUMNS);
         String[] queries = {
                 "SELECT count(*), count(i), count(str), count(allnull), count(dn), sum(b), sum(s), sum(i), sum(l), sum(f), sum(d), sum(dec), "
                         + "sum(big), sum(allnull) FROM t",
@@ -91,7 +94,7 @@ class AggregatePushdownTest
     @Test
     void caseWhenOverColumnEqualsLiteralMatchesSpark(@TempDir Path directory)
     {
-        String path = mixed(directory);
+        String path = mixed(directory, COLUMNS);
         // str: nulls, non-ASCII, 's<n>'; g, i: ints with nulls; dt: dates; dec: DECIMAL(12, 2) with nulls; l: bigint.
         String[] queries = {
                 "SELECT sum(CASE WHEN str = 'Z' THEN 1 ELSE 0 END), sum(CASE WHEN 'é' = str THEN 1 ELSE 0 END), "
@@ -130,7 +133,7 @@ class AggregatePushdownTest
     @Test
     void caseWhenTestsWhoseEqualityIsNotBytesOrArriveCastAreLeftToSpark(@TempDir Path directory)
     {
-        String path = mixed(directory);
+        String path = mixed(directory, COLUMNS);
         String[] refused = {
                 "SELECT sum(CASE WHEN str COLLATE UTF8_LCASE = 'z' THEN 1 ELSE 0 END) FROM t",
                 "SELECT sum(CASE WHEN CAST(i AS STRING) = '7' THEN 1 ELSE 0 END) FROM t",
@@ -154,7 +157,7 @@ class AggregatePushdownTest
     @Test
     void countStarAloneIsAnsweredFromRowCounts(@TempDir Path directory)
     {
-        String path = mixed(directory);
+        String path = mixed(directory, COLUMNS);
         ScanMetrics.Result result = ScanMetrics.collect(gds(path).selectExpr("count(*)"));
         assertEquals(1, result.rows().size());
         assertEquals(3003L, result.rows().get(0).getLong(0));
@@ -263,7 +266,7 @@ class AggregatePushdownTest
     @Test
     void whatTheScanCannotComputeExactlyIsLeftToSpark(@TempDir Path directory)
     {
-        String path = mixed(directory);
+        String path = mixed(directory, COLUMNS);
         String[] refused = {
                 "SELECT count(DISTINCT i) FROM t",
                 "SELECT sum(DISTINCT i) FROM t",
@@ -292,48 +295,14 @@ class AggregatePushdownTest
     @Test
     void explainNamesThePushedAggregatesAndGroupBy(@TempDir Path directory)
     {
-        String path = mixed(directory);
+        String path = mixed(directory, COLUMNS);
         String explained = explain(on(gds(path), "SELECT g, count(*), sum(i), avg(dec), max(str) FROM t GROUP BY g"));
         // Spark splits AVG into COUNT and SUM for a source that does not take it whole.
         assertTrue(explained.contains("pushedAggregates=[COUNT(*), SUM(i), COUNT(dec), SUM(dec), MAX(str)] pushedGroupBy=[g]"), explained);
     }
 
-    private static String mixed(Path directory)
-    {
-        String path = directory.resolve("mixed").toString();
-        // Small row groups: many per file; an empty file among them.
-        spark.range(0, 3003, 1, 3).selectExpr(COLUMNS).write().option("parquet.block.size", "8192").parquet(path);
-        spark.range(0).selectExpr(COLUMNS).write().mode("append").parquet(path);
-        return path;
-    }
-
-    private static Dataset<Row> gds(String path)
-    {
-        return spark.read().format("gds").load(path);
-    }
-
-    private static Dataset<Row> on(Dataset<Row> table, String query)
-    {
-        SparkSession session = table.sparkSession();
-        table.createOrReplaceTempView("t");
-        return session.sql(query);
-    }
-
     private static boolean pushed(Dataset<Row> table, String query)
     {
         return explain(on(table, query)).contains("pushedAggregates=");
-    }
-
-    private static String explain(Dataset<Row> frame)
-    {
-        return frame.queryExecution().executedPlan().toString();
-    }
-
-    private static void assertSameAsParquet(String path, String query, boolean expectPushed, String context)
-    {
-        List<String> expected = RowRendering.sorted(on(spark.read().parquet(path), query).collectAsList());
-        Dataset<Row> ours = on(gds(path), query);
-        assertEquals(expectPushed, explain(ours).contains("pushedAggregates="), context + ": " + query + "\n" + explain(ours));
-        assertEquals(expected, RowRendering.sorted(ours.collectAsList()), context + ": " + query);
     }
 }

@@ -10,6 +10,11 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.List;
 
+import static dev.ferry.gds.spark.AggregateQueries.assertSameAsParquet;
+import static dev.ferry.gds.spark.AggregateQueries.explain;
+import static dev.ferry.gds.spark.AggregateQueries.gds;
+import static dev.ferry.gds.spark.AggregateQueries.mixed;
+import static dev.ferry.gds.spark.AggregateQueries.on;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -46,7 +51,7 @@ class ExactFilterPushdownTest
     @Test
     void aggregatesUnderExactFiltersMatchSpark(@TempDir Path directory)
     {
-        String path = mixed(directory);
+        String path = mixed(directory, COLUMNS);
         String[] queries = {
                 // decimal, at the column's scale and finer than it
                 "SELECT count(*), sum(i), sum(dec), min(str) FROM t WHERE dec < 1.00",
@@ -106,7 +111,7 @@ class ExactFilterPushdownTest
     @Test
     void literalsFinerThanTheColumnsScaleMatchSpark(@TempDir Path directory)
     {
-        String path = mixed(directory);
+        String path = mixed(directory, COLUMNS);
         // Spark's optimizer rewrites these to the column's scale (dec < 1.005 arrives as dec < 1.01, dec = 0.255 as no rows at all);
         // DecimalRowFilterEvaluationTest checks the row filter on such literals directly.
         assertSameAsParquet(path, "SELECT count(*), sum(dec) FROM t WHERE dec < 1.005", true, "finer literal");
@@ -118,7 +123,7 @@ class ExactFilterPushdownTest
     @Test
     void rowsUnderExactFiltersMatchSparkWithTheFilterColumnPruned(@TempDir Path directory)
     {
-        String path = mixed(directory);
+        String path = mixed(directory, COLUMNS);
         String[] queries = {
                 "SELECT str, i FROM t WHERE dec < 1.00",
                 "SELECT l FROM t WHERE (i > 0 OR str = 'Z') AND dt < DATE '2020-06-01'",
@@ -137,7 +142,7 @@ class ExactFilterPushdownTest
     @Test
     void filtersNotEvaluatedExactlyStayAboveTheScan(@TempDir Path directory)
     {
-        String path = mixed(directory);
+        String path = mixed(directory, COLUMNS);
         String[] queries = {
                 // timestamps are not evaluated by the row filter
                 "SELECT count(*), sum(i) FROM t WHERE ts > TIMESTAMP '2020-09-13 12:27:00'",
@@ -175,38 +180,5 @@ class ExactFilterPushdownTest
         assertSameAsParquet(path, "SELECT count(*), sum(v) FROM t WHERE p = 1", false, "partition filter");
         assertSameAsParquet(path, "SELECT count(*), sum(v) FROM t WHERE p = 1 AND id > 100", false, "partition and data filter");
         assertSameAsParquet(path, "SELECT p, count(*), sum(v) FROM t WHERE id > 100 GROUP BY p", true, "data filter, partition key");
-    }
-
-    private static String mixed(Path directory)
-    {
-        String path = directory.resolve("mixed").toString();
-        // Small row groups: many per file; an empty file among them.
-        spark.range(0, 3003, 1, 3).selectExpr(COLUMNS).write().option("parquet.block.size", "8192").parquet(path);
-        spark.range(0).selectExpr(COLUMNS).write().mode("append").parquet(path);
-        return path;
-    }
-
-    private static Dataset<Row> gds(String path)
-    {
-        return spark.read().format("gds").load(path);
-    }
-
-    private static Dataset<Row> on(Dataset<Row> table, String query)
-    {
-        table.createOrReplaceTempView("t");
-        return table.sparkSession().sql(query);
-    }
-
-    private static String explain(Dataset<Row> frame)
-    {
-        return frame.queryExecution().executedPlan().toString();
-    }
-
-    private static void assertSameAsParquet(String path, String query, boolean expectPushed, String context)
-    {
-        List<String> expected = RowRendering.sorted(on(spark.read().parquet(path), query).collectAsList());
-        Dataset<Row> ours = on(gds(path), query);
-        assertEquals(expectPushed, explain(ours).contains("pushedAggregates="), context + ": " + query + "\n" + explain(ours));
-        assertEquals(expected, RowRendering.sorted(ours.collectAsList()), context + ": " + query);
     }
 }

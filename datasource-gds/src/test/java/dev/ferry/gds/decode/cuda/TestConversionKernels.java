@@ -1,15 +1,11 @@
 package dev.ferry.gds.decode.cuda;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
@@ -24,29 +20,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class TestConversionKernels
 {
-    @TempDir
-    static Path build;
-    private static final List<DecodeKernels> implementations = new ArrayList<>();
-
-    @BeforeAll
-    static void start()
-            throws Exception
-    {
-        implementations.add(new KernelEmulation());
-        if (HostCompiledKernels.build(build).isPresent()) {
-            implementations.add(new HostCompiledKernels(null));
-        }
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        for (DecodeKernels kernels : implementations) {
-            if (kernels instanceof HostCompiledKernels host) {
-                host.close();
-            }
-        }
-    }
+    @RegisterExtension
+    static final KernelImplementations KERNELS = new KernelImplementations();
 
     @Test
     void timestampsScaleAsJavaDoes()
@@ -61,7 +36,7 @@ class TestConversionKernels
                 default -> Long.MAX_VALUE / 1000 - i;
             };
         }
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             for (int[] scale : new int[][] {{1000, 1}, {1, 1000}, {1, 1}}) {
                 long[] expected = new long[values.length];
                 int expectedErrors = 0;
@@ -74,12 +49,12 @@ class TestConversionKernels
                         expectedErrors = 2;
                     }
                 }
-                long in = upload(kernels, longs(values));
+                long in = KernelTestBytes.upload(kernels, KernelTestBytes.longs(values));
                 long out = kernels.allocate(8L * values.length);
-                long errors = upload(kernels, new byte[4]);
+                long errors = KernelTestBytes.upload(kernels, new byte[4]);
                 kernels.timestampToMicros(in, values.length, scale[0], scale[1], out, errors);
-                assertArrayEquals(longs(expected), download(kernels, out, 8 * values.length), kernels.describe() + " scale " + scale[0] + "/" + scale[1]);
-                assertEquals(expectedErrors, ByteBuffer.wrap(download(kernels, errors, 4)).order(ByteOrder.LITTLE_ENDIAN).getInt(), kernels.describe());
+                assertArrayEquals(KernelTestBytes.longs(expected), KernelTestBytes.download(kernels, out, 8 * values.length), kernels.describe() + " scale " + scale[0] + "/" + scale[1]);
+                assertEquals(expectedErrors, ByteBuffer.wrap(KernelTestBytes.download(kernels, errors, 4)).order(ByteOrder.LITTLE_ENDIAN).getInt(), kernels.describe());
                 kernels.free(in);
                 kernels.free(out);
                 kernels.free(errors);
@@ -91,7 +66,7 @@ class TestConversionKernels
     void bigEndianDecimalsOfEveryWidthSignExtendTo128Bits()
     {
         Random random = new Random(18);
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             for (int width = 1; width <= 16; width++) {
                 int count = 200;
                 byte[] in = new byte[count * width];
@@ -107,11 +82,11 @@ class TestConversionKernels
                         expected[i * 16 + b] = fromEnd >= 0 ? wide[fromEnd] : fill;
                     }
                 }
-                long input = upload(kernels, in);
+                long input = KernelTestBytes.upload(kernels, in);
                 long out = kernels.allocate(16L * count);
-                long errors = upload(kernels, new byte[4]);
+                long errors = KernelTestBytes.upload(kernels, new byte[4]);
                 kernels.decimalTo128(input, count, width, 1, out, errors);
-                assertArrayEquals(expected, download(kernels, out, 16 * count), kernels.describe() + " width " + width);
+                assertArrayEquals(expected, KernelTestBytes.download(kernels, out, 16 * count), kernels.describe() + " width " + width);
                 kernels.free(input);
                 kernels.free(out);
                 kernels.free(errors);
@@ -129,36 +104,13 @@ class TestConversionKernels
             values.putLong(cases[i][0]).putInt((int) cases[i][1]);
             expected[i] = ((int) cases[i][1] - 2_440_588L) * 86_400_000_000L + cases[i][0] / 1000;
         }
-        for (DecodeKernels kernels : implementations) {
-            long in = upload(kernels, values.array());
+        for (DecodeKernels kernels : KERNELS.all()) {
+            long in = KernelTestBytes.upload(kernels, values.array());
             long out = kernels.allocate(8L * cases.length);
             kernels.int96ToMicros(in, cases.length, out);
-            assertArrayEquals(longs(expected), download(kernels, out, 8 * cases.length), kernels.describe());
+            assertArrayEquals(KernelTestBytes.longs(expected), KernelTestBytes.download(kernels, out, 8 * cases.length), kernels.describe());
             kernels.free(in);
             kernels.free(out);
         }
-    }
-
-    private static long upload(DecodeKernels kernels, byte[] bytes)
-    {
-        long address = kernels.allocate(Math.max(8, bytes.length));
-        kernels.upload(bytes, 0, bytes.length, address);
-        return address;
-    }
-
-    private static byte[] download(DecodeKernels kernels, long address, int length)
-    {
-        byte[] bytes = new byte[length];
-        kernels.download(address, bytes, 0, length);
-        return bytes;
-    }
-
-    private static byte[] longs(long[] values)
-    {
-        ByteBuffer buffer = ByteBuffer.allocate(8 * values.length).order(ByteOrder.LITTLE_ENDIAN);
-        for (long value : values) {
-            buffer.putLong(value);
-        }
-        return buffer.array();
     }
 }

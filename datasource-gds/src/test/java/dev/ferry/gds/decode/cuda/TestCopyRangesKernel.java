@@ -1,13 +1,8 @@
 package dev.ferry.gds.decode.cuda;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -24,34 +19,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TestCopyRangesKernel
 {
-    @TempDir
-    static Path build;
-    private static final List<DecodeKernels> implementations = new ArrayList<>();
-
-    @BeforeAll
-    static void start()
-            throws Exception
-    {
-        implementations.add(new KernelEmulation());
-        if (HostCompiledKernels.build(build).isPresent()) {
-            implementations.add(new HostCompiledKernels(null));
-        }
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        for (DecodeKernels kernels : implementations) {
-            if (kernels instanceof HostCompiledKernels host) {
-                host.close();
-            }
-        }
-    }
+    @RegisterExtension
+    static final KernelImplementations KERNELS = new KernelImplementations();
 
     @Test
     void randomRangesCopyTheBytesJavaCopies()
     {
-        sayWhenOnlyTheEmulationRuns();
         Random random = new Random(18);
         for (int round = 0; round < 4; round++) {
             byte[][] sources = {new byte[700_000], new byte[300_001]};
@@ -85,9 +58,9 @@ class TestCopyRangesKernel
             for (long[] range : ranges) {
                 System.arraycopy(sources[(int) range[0]], (int) range[1], expected, (int) range[2], (int) range[3]);
             }
-            for (DecodeKernels kernels : implementations) {
-                long[] sourceAddresses = {upload(kernels, sources[0]), upload(kernels, sources[1])};
-                long target = upload(kernels, before);
+            for (DecodeKernels kernels : KERNELS.all()) {
+                long[] sourceAddresses = {KernelTestBytes.upload(kernels, sources[0]), KernelTestBytes.upload(kernels, sources[1])};
+                long target = KernelTestBytes.upload(kernels, before);
                 long[] table = new long[3 * ranges.size()];
                 for (int i = 0; i < ranges.size(); i++) {
                     long[] range = ranges.get(i);
@@ -95,10 +68,10 @@ class TestCopyRangesKernel
                     table[3 * i + 1] = target + range[2];
                     table[3 * i + 2] = range[3];
                 }
-                long tableAddress = upload(kernels, longs(table));
+                long tableAddress = KernelTestBytes.upload(kernels, KernelTestBytes.longs(table));
                 kernels.copyRanges(tableAddress, ranges.size());
-                assertArrayEquals(expected, download(kernels, target, before.length), kernels.describe() + " round " + round + ", " + ranges.size() + " ranges");
-                assertArrayEquals(sources[0], download(kernels, sourceAddresses[0], sources[0].length), "sources are not written");
+                assertArrayEquals(expected, KernelTestBytes.download(kernels, target, before.length), kernels.describe() + " round " + round + ", " + ranges.size() + " ranges");
+                assertArrayEquals(sources[0], KernelTestBytes.download(kernels, sourceAddresses[0], sources[0].length), "sources are not written");
                 for (long address : new long[] {sourceAddresses[0], sourceAddresses[1], target, tableAddress}) {
                     kernels.free(address);
                 }
@@ -109,22 +82,21 @@ class TestCopyRangesKernel
     @Test
     void everyHeadAndTailLengthOnTheWordPath()
     {
-        sayWhenOnlyTheEmulationRuns();
         byte[] source = new byte[256];
         for (int i = 0; i < source.length; i++) {
             source[i] = (byte) (i * 7 + 1);
         }
-        for (DecodeKernels kernels : implementations) {
-            long from = upload(kernels, source);
+        for (DecodeKernels kernels : KERNELS.all()) {
+            long from = KernelTestBytes.upload(kernels, source);
             for (int offset = 0; offset < 8; offset++) {
                 for (int length = 0; length <= 40; length++) {
                     byte[] before = new byte[64];
-                    long to = upload(kernels, before);
-                    long table = upload(kernels, longs(new long[] {from + 8 + offset, to + offset, length}));
+                    long to = KernelTestBytes.upload(kernels, before);
+                    long table = KernelTestBytes.upload(kernels, KernelTestBytes.longs(new long[] {from + 8 + offset, to + offset, length}));
                     kernels.copyRanges(table, 1);
                     byte[] expected = before.clone();
                     System.arraycopy(source, 8 + offset, expected, offset, length);
-                    assertArrayEquals(expected, download(kernels, to, before.length), kernels.describe() + " offset " + offset + " length " + length);
+                    assertArrayEquals(expected, KernelTestBytes.download(kernels, to, before.length), kernels.describe() + " offset " + offset + " length " + length);
                     kernels.free(to);
                     kernels.free(table);
                 }
@@ -137,51 +109,20 @@ class TestCopyRangesKernel
     void theEmulationRefusesARangePastAnAllocation()
     {
         KernelEmulation kernels = new KernelEmulation();
-        long source = upload(kernels, new byte[100]);
-        long target = upload(kernels, new byte[100]);
+        long source = KernelTestBytes.upload(kernels, new byte[100]);
+        long target = KernelTestBytes.upload(kernels, new byte[100]);
         for (long[] range : new long[][] {{source + 1, target, 100}, {source, target + 1, 100}, {source - 1, target, 10}, {source + 95, target + 95, 6}}) {
-            long table = upload(kernels, longs(range));
+            long table = KernelTestBytes.upload(kernels, KernelTestBytes.longs(range));
             IndexOutOfBoundsException error = assertThrows(IndexOutOfBoundsException.class, () -> kernels.copyRanges(table, 1),
                     "range " + java.util.Arrays.toString(range));
             assertTrue(error.getMessage().contains("outside every allocation"), error.getMessage());
-            assertArrayEquals(new byte[100], download(kernels, target, 100), "nothing of a refused range is written");
+            assertArrayEquals(new byte[100], KernelTestBytes.download(kernels, target, 100), "nothing of a refused range is written");
             kernels.free(table);
         }
-        long negative = upload(kernels, longs(new long[] {source, target, -1}));
+        long negative = KernelTestBytes.upload(kernels, KernelTestBytes.longs(new long[] {source, target, -1}));
         assertThrows(IllegalArgumentException.class, () -> kernels.copyRanges(negative, 1), "a negative length, which the host never asks for");
-        long table = upload(kernels, longs(new long[] {source, target, 10}));
+        long table = KernelTestBytes.upload(kernels, KernelTestBytes.longs(new long[] {source, target, 10}));
         // Two ranges named, a table of one.
         assertThrows(IndexOutOfBoundsException.class, () -> kernels.copyRanges(table, 2));
-    }
-
-    private static void sayWhenOnlyTheEmulationRuns()
-    {
-        // The twin alone is checked against Java too, but the point is the two agreeing: say so when the .cu is not built.
-        if (implementations.size() < 2) {
-            System.out.println("TestCopyRangesKernel: no c++ on PATH, parquet_copy.cu not built for the host; the emulation alone is checked");
-        }
-    }
-
-    private static long upload(DecodeKernels kernels, byte[] bytes)
-    {
-        long address = kernels.allocate(Math.max(8, bytes.length));
-        kernels.upload(bytes, 0, bytes.length, address);
-        return address;
-    }
-
-    private static byte[] download(DecodeKernels kernels, long address, int length)
-    {
-        byte[] bytes = new byte[length];
-        kernels.download(address, bytes, 0, length);
-        return bytes;
-    }
-
-    private static byte[] longs(long[] values)
-    {
-        ByteBuffer buffer = ByteBuffer.allocate(8 * values.length).order(ByteOrder.LITTLE_ENDIAN);
-        for (long value : values) {
-            buffer.putLong(value);
-        }
-        return buffer.array();
     }
 }

@@ -13,14 +13,11 @@ import org.apache.parquet.format.PageType;
 import org.apache.parquet.format.Statistics;
 import org.apache.parquet.format.Util;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -44,28 +41,14 @@ class TestDevicePageHeadersMalformed
     private static final long FILE_OFFSET = 1000;
     private static final long MAX_PAGE_BYTES = 1 << 20;
 
-    @TempDir
-    static Path build;
-    private static final List<DecodeKernels> implementations = new ArrayList<>();
-
-    @BeforeAll
-    static void start()
-            throws Exception
-    {
-        implementations.add(new KernelEmulation());
-        if (HostCompiledKernels.build(build).isPresent()) {
-            implementations.add(new HostCompiledKernels(null));
-        }
-    }
+    @RegisterExtension
+    static final KernelImplementations KERNELS = new KernelImplementations();
 
     @AfterAll
     static void stop()
     {
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             assertEquals(0, TestDevicePageHeadersOnCorpora.allocated(kernels), kernels.describe() + ": kernel memory left behind");
-            if (kernels instanceof HostCompiledKernels host) {
-                host.close();
-            }
         }
     }
 
@@ -101,7 +84,7 @@ class TestDevicePageHeadersMalformed
         byte[] chunk = new CompactBytes().raw(header.bytes()).raw(new byte[6]).raw(CompactBytes.v1Page(4, 3).bytes()).bytes();
         List<PageDescriptor> expected = ParquetMrPageHeaders.pages(chunk);
         assertEquals(2, expected.size());
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             assertEquals(expected, walk(kernels, chunk, 10).pages(), kernels.describe());
         }
     }
@@ -120,7 +103,7 @@ class TestDevicePageHeadersMalformed
         List<PageDescriptor> expected = ParquetMrPageHeaders.pages(chunk);
         assertEquals(3, expected.size());
         assertTrue(expected.get(1).hasCrc() && !expected.get(1).compressed() && expected.get(2).compressed(), expected.toString());
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             assertEquals(expected, walk(kernels, chunk, 10).pages(), kernels.describe());
         }
     }
@@ -131,7 +114,7 @@ class TestDevicePageHeadersMalformed
         byte[] first = CompactBytes.v1Page(2, 4).bytes();
         byte[] second = CompactBytes.v1Page(3, 4).bytes();
         int headerLength = second.length - 4;
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             for (int cut = 1; cut < headerLength; cut++) {
                 byte[] chunk = new CompactBytes().raw(first).raw(Arrays.copyOf(second, cut)).bytes();
                 CorruptParquetException error = assertThrows(CorruptParquetException.class, () -> walk(kernels, chunk, 5), "cut at " + cut);
@@ -160,7 +143,7 @@ class TestDevicePageHeadersMalformed
         int negativeAt = new CompactBytes().i32(1, 0).i32(1, 4).field(1, CompactBytes.I32).size();
         byte[] pastEnd = new CompactBytes().raw(CompactBytes.v1Header(1, 100, 0).bytes()).raw(new byte[10]).bytes();
         byte[] longId = new CompactBytes().i32(1, 0).longField(1 << 20, CompactBytes.I32).bytes();
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             assertCorrupt(kernels, eleven, 1, 0, PageHeaderSlots.LONG_VARINT, at);
             assertCorrupt(kernels, tenthTooBig, 1, 0, PageHeaderSlots.LONG_VARINT, at);
             assertCorrupt(kernels, notAnI32, 1, 0, PageHeaderSlots.INT_RANGE, at);
@@ -174,7 +157,7 @@ class TestDevicePageHeadersMalformed
     void nestingPastTheStackIsRefusedAndUpToItRead()
             throws IOException
     {
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             for (int depth : new int[] {PageHeaderSlots.MAX_DEPTH, PageHeaderSlots.MAX_DEPTH + 1, 40}) {
                 // An unknown PageHeader field holding `depth` structs, each the only field of the one around it.
                 CompactBytes header = new CompactBytes().i32(1, 0).i32(1, 0).i32(1, 0).longField(20, CompactBytes.STRUCT);
@@ -210,7 +193,7 @@ class TestDevicePageHeadersMalformed
         byte[] listPastEnd = new CompactBytes().i32(1, 0).field(15, CompactBytes.LIST).raw(0xF5).varint(1000).raw(2, 2).bytes();
         byte[] unknownEncoding = CompactBytes.v1Header(1, 0, 42).bytes();
         byte[] groupVarInt = CompactBytes.v1Header(1, 0, 1).bytes();
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             assertCorrupt(kernels, noCompressedSize, 1, 0, PageHeaderSlots.MISSING_FIELD, noCompressedSize.length - 1);
             assertCorrupt(kernels, noRepetitionEncoding, 1, 0, PageHeaderSlots.MISSING_FIELD, noRepetitionEncoding.length - 2);
             assertCorrupt(kernels, noDataPageHeader, 1, 0, PageHeaderSlots.MISSING_FIELD, noDataPageHeader.length - 1);
@@ -234,7 +217,7 @@ class TestDevicePageHeadersMalformed
         PageHeader moreNullsThanValues = new PageHeader(PageType.DATA_PAGE_V2, 10, 6).setData_page_header_v2(new DataPageHeaderV2(3, 4, 3, Encoding.PLAIN, 1, 0));
         PageHeader tooLarge = new PageHeader(PageType.DATA_PAGE, (int) MAX_PAGE_BYTES + 1, 2).setData_page_header(new DataPageHeader(3, Encoding.PLAIN, Encoding.RLE,
                 Encoding.RLE));
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             assertHostRefusal(kernels, lateDictionary, 3, v1.length, "a dictionary page after the chunk's first page");
             assertHostRefusal(kernels, pages(levelsPastPage, 6), 3, 0, "v2 levels of 2 + 5 bytes exceed the page's 6 stored bytes");
             assertHostRefusal(kernels, pages(moreNullsThanValues, 6), 3, 0, "a v2 page of 3 values with 4 nulls");
@@ -258,7 +241,7 @@ class TestDevicePageHeadersMalformed
         }
         byte[] manyPages = big.bytes();
         byte[] fewPages = new CompactBytes().raw(CompactBytes.v1Page(2, 1).bytes()).raw(CompactBytes.v1Page(5, 0).bytes()).bytes();
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             long manyAddress = upload(kernels, manyPages);
             long fewAddress = upload(kernels, fewPages);
             try {
@@ -305,7 +288,7 @@ class TestDevicePageHeadersMalformed
                 chunk[random.nextInt(chunk.length)] = (byte) (random.nextInt(4) == 0 ? random.nextInt(256) : chunk[random.nextInt(chunk.length)] ^ (1 << random.nextInt(8)));
             }
             String first = null;
-            for (DecodeKernels kernels : implementations) {
+            for (DecodeKernels kernels : KERNELS.all()) {
                 String outcome;
                 try {
                     List<PageDescriptor> walked = walk(kernels, chunk, 16).pages();
@@ -331,7 +314,7 @@ class TestDevicePageHeadersMalformed
                 }
             }
         }
-        System.out.println("corrupted page headers: " + accepted + " accepted as parquet-mr reads them, " + refused + " refused, alike on " + implementations.size()
+        System.out.println("corrupted page headers: " + accepted + " accepted as parquet-mr reads them, " + refused + " refused, alike on " + KERNELS.all().size()
                 + " implementation(s)");
         assertTrue(refused > 100 && accepted > 10, accepted + " accepted, " + refused + " refused");
     }

@@ -3,9 +3,9 @@ package dev.ferry.gds.decode.cuda;
 import dev.ferry.gds.TestingFiles;
 import dev.ferry.gds.TestingSpark;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -25,24 +25,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TestDevicePageHeadersOnCorpora
 {
-    @TempDir
-    static Path build;
+    @RegisterExtension
+    static final KernelImplementations KERNELS = new KernelImplementations();
     @TempDir
     static Path written;
-    private static final List<DecodeKernels> implementations = new ArrayList<>();
     private static final List<Path> files = new ArrayList<>();
 
     @BeforeAll
     static void start()
             throws Exception
     {
-        implementations.add(new KernelEmulation());
-        if (HostCompiledKernels.build(build).isPresent()) {
-            implementations.add(new HostCompiledKernels(null));
-        }
-        else {
-            System.out.println("no c++ on PATH: parquet_headers.cu itself was not run on the host");
-        }
         files.addAll(DevicePageHeadersComparison.parquetFiles(TestingFiles.parquetTesting().resolve("data")));
         files.addAll(DevicePageHeadersComparison.parquetFiles(Path.of(TestDevicePageHeadersOnCorpora.class.getResource("/corpus/pyarrow").toURI())));
         SparkSession spark = TestingSpark.start();
@@ -57,21 +49,11 @@ class TestDevicePageHeadersOnCorpora
         files.addAll(spark2);
     }
 
-    @AfterAll
-    static void stop()
-    {
-        for (DecodeKernels kernels : implementations) {
-            if (kernels instanceof HostCompiledKernels host) {
-                host.close();
-            }
-        }
-    }
-
     @Test
     void descriptorsEqualParquetMrOverTheCorpora()
             throws IOException
     {
-        for (DecodeKernels kernels : implementations) {
+        for (DecodeKernels kernels : KERNELS.all()) {
             long began = System.nanoTime();
             DevicePageHeadersComparison.Totals totals = DevicePageHeadersComparison.run(kernels, files);
             System.out.printf("device page headers on %s: %d files, %d chunks, %d pages (%d v2, %d dictionary), %d chunks refused as parquet-mr refuses them, "
