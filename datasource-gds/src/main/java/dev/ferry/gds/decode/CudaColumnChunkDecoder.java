@@ -216,6 +216,9 @@ final class CudaColumnChunkDecoder
                 }
             }
         }
+        if (refusal.isEmpty()) {
+            refusal = beyondFooter(layout, checks, descriptor);
+        }
         if (refusal.isEmpty() && layout.rowCount() != pages.getRowCount()) {
             throw new CorruptParquetException(file, "column " + leaf.path + " has " + layout.rowCount() + " values in a row group of " + pages.getRowCount() + " rows");
         }
@@ -258,6 +261,17 @@ final class CudaColumnChunkDecoder
                     + chunkRefusal + "): " + e.getCause().getMessage());
         }
         cpu.start(new ReplayedPages(pages, descriptor, dictionary, copies, totalValueCount), writerVersion, checks, encodings, null, null, pageArrays);
+    }
+
+    // Device memory is sized from the page headers; never past what the footer says the whole chunk decodes to (the CPU decoder,
+    // which sizes page by page, takes a chunk that claims more).
+    private static Optional<String> beyondFooter(ChunkPages layout, PageChecks checks, ColumnDescriptor descriptor)
+    {
+        long footer = checks.footerUncompressedBytes(descriptor);
+        if (footer >= 0 && layout.decodedBodyBytes() > footer) {
+            return Optional.of("pages that decode to more bytes than the footer gives the chunk");
+        }
+        return Optional.empty();
     }
 
     @Override
@@ -312,6 +326,9 @@ final class CudaColumnChunkDecoder
                     checks.maxPageBytes()).get(0);
             layout = ChunkPages.resident(walked.pages(), codec, descriptor.getMaxDefinitionLevel());
             refusal = layout.refusal();
+            if (refusal.isEmpty()) {
+                refusal = beyondFooter(layout, checks, descriptor);
+            }
             if (refusal.isEmpty() && layout.rowCount() != rowGroup.getRowCount()) {
                 throw new CorruptParquetException(file, "column " + leaf.path + " has " + layout.rowCount() + " values in a row group of " + rowGroup.getRowCount() + " rows");
             }

@@ -24,7 +24,7 @@ public final class PageChecks
     }
 
     private final String file;
-    // {start, total size} of each column chunk of the row group.
+    // {start, total size[, total uncompressed size]} of each column chunk of the row group, as the footer gives them.
     private final Map<ColumnPath, long[]> chunks;
     private final long maxPageBytes;
     private final PageLocator locator;
@@ -56,6 +56,13 @@ public final class PageChecks
         ColumnPath path = ColumnPath.get(descriptor.getPath());
         long[] chunk = chunks.getOrDefault(path, new long[] {-1, 0});
         return new CheckedPageReader(pages, descriptor, this, path.toDotString(), chunk[0], chunk[1]);
+    }
+
+    /** What the footer says {@code descriptor}'s chunk decodes to, page headers included; -1 where it is not known. */
+    long footerUncompressedBytes(ColumnDescriptor descriptor)
+    {
+        long[] chunk = chunks.get(ColumnPath.get(descriptor.getPath()));
+        return chunk == null || chunk.length < 3 ? -1 : chunk[2];
     }
 
     long dataPageOffset(long chunkStart, long chunkSize, int dataPage)

@@ -762,7 +762,7 @@ public final class ParquetSliceReader
         Map<ColumnPath, long[]> chunks = new HashMap<>();
         for (ColumnChunkMetaData chunk : block.getColumns()) {
             encodings.put(chunk.getPath(), chunk.getEncodings());
-            chunks.put(chunk.getPath(), new long[] {chunk.getStartingPos(), chunk.getTotalSize()});
+            chunks.put(chunk.getPath(), new long[] {chunk.getStartingPos(), chunk.getTotalSize(), chunk.getTotalUncompressedSize()});
         }
         rowGroupEncodings = encodings;
         RowSpan span = spans.get(blockIndex);

@@ -2,6 +2,7 @@ package dev.ferry.gds.read;
 
 import dev.ferry.device.DeviceStream;
 import dev.ferry.gds.GdsReadSettings;
+import dev.ferry.gds.ParquetSurgery;
 import dev.ferry.gds.TestingSpark;
 import dev.ferry.gds.decode.DevicePageCounts;
 import dev.ferry.gds.decode.cuda.EmulatedDeviceKernels;
@@ -152,6 +153,29 @@ class TestResidentChunksOnTheDevice
         // The simulated backend's decoder makes the same crossing for the same chunk.
         DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.empty(), file, Optional.of(gds()));
         assertEquals(givenBack, simulated.deviceSideReads().orElseThrow().plannedDeviceToHostBytes(), "the simulated decoder copies the same chunk back");
+        assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
+    }
+
+    @Test
+    void aChunkWhosePagesClaimMoreThanItsFooterIsNotSizedOnTheDevice(@TempDir Path directory)
+            throws Exception
+    {
+        Path written = directory.resolve("claims");
+        rows().select("i", "s").write().option("compression", "snappy").parquet(written.toString());
+        // The footer says column s decodes to 10 bytes; its page headers claim its real size. The device sizes nothing past
+        // the footer: the chunk goes to the CPU decoder (which sizes page by page), counted, and the rows stay right.
+        ParquetSurgery surgery = ParquetSurgery.open(parquetFile(written));
+        Path claims = surgery.write(directory.resolve("claims.parquet"), footer -> footer.getRow_groups().forEach(group -> group.getColumns().stream()
+                .filter(column -> column.getMeta_data().getPath_in_schema().equals(List.of("s")))
+                .forEach(column -> column.getMeta_data().setTotal_uncompressed_size(10))));
+        String reason = "pages that decode to more bytes than the footer gives the chunk";
+        DeviceDecodeComparison.FileResult kernels = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), claims,
+                Optional.of(gds()));
+        assertEquals(Map.of(reason, 1L), kernels.counts().residentGivenBack(), kernels.counts().toString());
+        assertEquals(Map.of(reason, 1L), kernels.fallbacks());
+        // The same rule on the upload path (the in-memory source: pages through parquet-mr).
+        DeviceDecodeComparison.FileResult uploaded = DeviceDecodeComparison.compareFile(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), claims);
+        assertEquals(Map.of(reason, 1L), uploaded.fallbacks());
         assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
