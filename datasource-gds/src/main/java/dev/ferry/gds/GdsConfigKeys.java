@@ -72,6 +72,13 @@ public final class GdsConfigKeys
                     + "CASE WHEN tests of a column against literals (=, <>, IN, NOT) THEN integer literals. Each task returns partial results that Spark finishes; "
                     + "COUNT(*) alone without pushed filters is answered from row-group row counts. Anything the scan cannot compute exactly as Spark does "
                     + "(DISTINCT, other expressions or types) is left to Spark.");
+    public static final ConfigKey<Boolean> SPLIT_DISTINCT_AGGREGATE = ConfigKey.bool("spark.ferry.gds.aggregatePushdown.splitDistinct", true,
+            "With aggregate pushdown on, rewrite an aggregate over a gds table whose DISTINCT functions all take one column d "
+                    + "(count(DISTINCT d) beside sums, counts, min and max) into a GROUP BY of d under the original aggregate, the plan "
+                    + "Spark itself runs for one distinct column, but with the inner GROUP BY offered to the scan: Spark offers no aggregate "
+                    + "with DISTINCT to a source for partial pushdown. Only where the rewrite gives Spark's answers exactly: no FILTER clauses, "
+                    + "group keys and d columns, SUM over integers, or over decimals under ANSI (overflow is an error in both plans), never "
+                    + "over floating types or AVG; anything else keeps Spark's plan.");
 
     @Override
     public String section()
@@ -83,6 +90,7 @@ public final class GdsConfigKeys
     public List<ConfigKey<?>> keys()
     {
         return List.of(ROUTE, CONSUMER, BATCH_ROWS, READ_THREADS, COALESCE_GAP, MAX_COALESCED_READ, READ_SLICE, FOOTER_TAIL, MAX_PAGE_BYTES, TASK_ARROW_LIMIT_BYTES, PREFETCH_ROW_GROUPS, SPLIT_ROW_GROUPS, FILTER_PUSHDOWN,
-                FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN, ROW_FILTER, FILTER_EXACT, AGGREGATE_PUSHDOWN);
+                FOOTER_THREADS, FOOTER_CACHE_ENTRIES, PAGE_INDEX_PUSHDOWN, ROW_FILTER, FILTER_EXACT, AGGREGATE_PUSHDOWN,
+                SPLIT_DISTINCT_AGGREGATE);
     }
 }

@@ -67,6 +67,41 @@ public sealed interface AggregateInput
     }
 
     /**
+     * {@code column % divisor} over an integer column and a non-zero literal of the column's own type (Spark coerces the
+     * literal to it): Java's remainder, whose sign follows the dividend, as Spark's {@code %}; {@code MIN_VALUE % -1} is 0
+     * in both. A null column value gives null. Spark hands it to the scan only under ANSI (its V2 translation of
+     * arithmetic), where a zero divisor would be an error; a zero literal is never taken.
+     */
+    record Remainder(StructField field, long divisor)
+            implements AggregateInput
+    {
+        public Remainder
+        {
+            if (divisor == 0) {
+                throw new IllegalArgumentException("A remainder by zero is not evaluated in the scan: " + field.name());
+            }
+        }
+
+        @Override
+        public DataType type()
+        {
+            return field.dataType();
+        }
+
+        @Override
+        public List<StructField> columns()
+        {
+            return List.of(field);
+        }
+
+        @Override
+        public String toString()
+        {
+            return field.name() + " % " + divisor;
+        }
+    }
+
+    /**
      * {@code column = literal}, {@code column IN (literals)}, or NOT of one: true only where the column
      * is not null and (unless negated) equals one of the literals, as SQL says (a null is never equal,
      * and NOT of unknown is unknown). Literals are Spark's values of the column's own type (UTF8String,

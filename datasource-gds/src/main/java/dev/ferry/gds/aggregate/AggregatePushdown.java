@@ -151,6 +151,16 @@ public final class AggregatePushdown
             return column(children[0], tableSchema, caseSensitive).filter(field -> field.dataType() instanceof StringType)
                     .map(AggregateInput.CharLength::new);
         }
+        if (scalar.name().equals("%") && children.length == 2) {
+            // Spark has coerced both sides to one type; a literal of another type means a cast the scan does not do.
+            Optional<StructField> column = column(children[0], tableSchema, caseSensitive).filter(field -> integral(field.dataType()));
+            Optional<Long> divisor = integralLiteral(children[1]);
+            if (column.isEmpty() || divisor.isEmpty() || divisor.get() == 0
+                    || !((LiteralValue<?>) children[1]).dataType().equals(column.get().dataType())) {
+                return Optional.empty();
+            }
+            return Optional.of(new AggregateInput.Remainder(column.get(), divisor.get()));
+        }
         if (scalar.name().equals("CASE_WHEN") && children.length >= 2) {
             List<AggregateInput.ValueTest> tests = new ArrayList<>();
             List<Long> values = new ArrayList<>();

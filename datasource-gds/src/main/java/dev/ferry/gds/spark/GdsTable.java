@@ -1,5 +1,6 @@
 package dev.ferry.gds.spark;
 
+import dev.ferry.gds.GdsConfigKeys;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -39,6 +40,13 @@ final class GdsTable
     public Set<TableCapability> capabilities()
     {
         return EnumSet.of(TableCapability.BATCH_READ);
+    }
+
+    /** Whether an aggregate with one DISTINCT column over this table may be split for the scan ({@link SingleDistinctAggregateSplit}). */
+    boolean splitsDistinctAggregates()
+    {
+        return state.settings().aggregatePushdown()
+                && GdsConfigKeys.SPLIT_DISTINCT_AGGREGATE.get(new ReadConfigSource(state.options(), state.spark()));
     }
 
     @Override
