@@ -69,9 +69,10 @@ public final class GdsConfigKeys
     public static final ConfigKey<Boolean> AGGREGATE_PUSHDOWN = ConfigKey.bool("spark.ferry.gds.aggregatePushdown", true,
             "Let Spark push COUNT, SUM, MIN and MAX (and AVG, which Spark then splits into SUM and COUNT) into the scan, with or "
                     + "without GROUP BY over columns, when no filter stays above the scan (exact pushed filters do not: spark.ferry.gds.filter.exact): inputs may be columns, length(string) and "
-                    + "CASE WHEN tests of a column against literals (=, <>, IN, NOT) THEN integer literals. Each task returns partial results that Spark finishes; "
+                    + "CASE WHEN tests of a column against literals (=, <>, IN, NOT) THEN integer literals, and integer column % literal (under ANSI). Each task returns partial results that Spark finishes; "
                     + "COUNT(*) alone without pushed filters is answered from row-group row counts. Anything the scan cannot compute exactly as Spark does "
-                    + "(DISTINCT, other expressions or types) is left to Spark.");
+                    + "(DISTINCT, other expressions or types) is left to Spark; one DISTINCT column is split into a GROUP BY the scan takes "
+                    + "(spark.ferry.gds.aggregatePushdown.splitDistinct).");
     public static final ConfigKey<Boolean> SPLIT_DISTINCT_AGGREGATE = ConfigKey.bool("spark.ferry.gds.aggregatePushdown.splitDistinct", true,
             "With aggregate pushdown on, rewrite an aggregate over a gds table whose DISTINCT functions all take one column d "
                     + "(count(DISTINCT d) beside sums, counts, min and max) into a GROUP BY of d under the original aggregate, the plan "
