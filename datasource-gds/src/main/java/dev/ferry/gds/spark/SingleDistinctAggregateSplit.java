@@ -97,9 +97,18 @@ final class SingleDistinctAggregateSplit
                     B1 same = (B1) node;
                     return same;
                 }
-                @SuppressWarnings("unchecked")
-                B1 rewritten = (B1) split.plan();
+                LogicalPlan plan = split.plan();
+                // The columns above must not see another type or nullability; a mismatch is this rule's bug, never the query's.
+                if (!plan.schema().equals(aggregate.schema())) {
+                    log.warn("Aggregate over a gds table left as Spark plans it: its split would change the output from {} to {}",
+                            aggregate.schema().simpleString(), plan.schema().simpleString());
+                    @SuppressWarnings("unchecked")
+                    B1 same = (B1) node;
+                    return same;
+                }
                 log.debug("Aggregate with one DISTINCT column split over its gds scan: {}", aggregate.simpleString(200));
+                @SuppressWarnings("unchecked")
+                B1 rewritten = (B1) plan;
                 return rewritten;
             }
         });
