@@ -54,7 +54,7 @@ public final class WriterCorpus
                     + "element_at(" + WORDS + ", CAST(pmod(hash(id, 16), 47) + 1 AS INT)), element_at(" + WORDS + ", CAST(pmod(hash(id, 17), 47) + 1 AS INT))) AS l_comment",
     };
 
-    /** The query of issue 21 (a plain scan and aggregate; count(DISTINCT) keeps it out of the aggregate pushdown) first, then the scan benchmark's query shapes over lineitem. */
+    /** The query of issue 21 (a plain scan and aggregate with one count(DISTINCT), which the gds scan takes split into a GROUP BY: SingleDistinctAggregateSplit) first, then the scan benchmark's query shapes over lineitem. */
     public static final List<String[]> QUERIES = List.of(
             new String[] {"lineitem-scan", "SELECT count(*), sum(l_quantity), sum(l_extendedprice), sum(l_discount), count(l_comment), sum(length(l_comment)), "
                     + "CAST(min(l_shipdate) AS VARCHAR(20)), CAST(max(l_receiptdate) AS VARCHAR(20)), sum(l_orderkey % 1000), count(DISTINCT l_shipmode) FROM lineitem"},
