@@ -21,19 +21,26 @@ public sealed interface AggregateInput
     /** The table columns it reads. */
     List<StructField> columns();
 
+    /** An input computed from one column's value alone. */
+    sealed interface OverOneColumn
+            extends AggregateInput
+    {
+        StructField field();
+
+        @Override
+        default List<StructField> columns()
+        {
+            return List.of(field());
+        }
+    }
+
     record Column(StructField field)
-            implements AggregateInput
+            implements OverOneColumn
     {
         @Override
         public DataType type()
         {
             return field.dataType();
-        }
-
-        @Override
-        public List<StructField> columns()
-        {
-            return List.of(field);
         }
 
         @Override
@@ -45,18 +52,12 @@ public sealed interface AggregateInput
 
     /** {@code length(string)}: characters as Spark counts them ({@code UTF8String.numChars}). */
     record CharLength(StructField field)
-            implements AggregateInput
+            implements OverOneColumn
     {
         @Override
         public DataType type()
         {
             return DataTypes.IntegerType;
-        }
-
-        @Override
-        public List<StructField> columns()
-        {
-            return List.of(field);
         }
 
         @Override
@@ -73,7 +74,7 @@ public sealed interface AggregateInput
      * arithmetic), where a zero divisor would be an error; a zero literal is never taken.
      */
     record Remainder(StructField field, long divisor)
-            implements AggregateInput
+            implements OverOneColumn
     {
         public Remainder
         {
@@ -86,12 +87,6 @@ public sealed interface AggregateInput
         public DataType type()
         {
             return field.dataType();
-        }
-
-        @Override
-        public List<StructField> columns()
-        {
-            return List.of(field);
         }
 
         @Override

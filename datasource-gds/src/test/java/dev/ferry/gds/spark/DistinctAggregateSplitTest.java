@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 
+import static dev.ferry.gds.spark.AggregateQueries.COLUMNS;
 import static dev.ferry.gds.spark.AggregateQueries.assertSameAsParquet;
 import static dev.ferry.gds.spark.AggregateQueries.explain;
 import static dev.ferry.gds.spark.AggregateQueries.gds;
@@ -23,22 +24,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DistinctAggregateSplitTest
         extends GdsSparkTest
 {
-    // Nulls in the group and distinct columns, negative values for the remainders, decimals, dates, timestamps, strings.
-    private static final String[] COLUMNS = {
-            "CASE WHEN id % 11 = 0 THEN NULL ELSE CAST(id % 5 AS INT) END AS g",
-            "CASE WHEN id % 13 = 0 THEN NULL ELSE CAST(id % 100 - 50 AS BYTE) END AS b",
-            "CAST(id * 7 % 30000 - 15000 AS SHORT) AS s",
-            "CASE WHEN id % 7 = 0 THEN NULL ELSE CAST(id * 31 % 100000 - 50000 AS INT) END AS i",
-            "id * 1000003 - 2500000000 AS l",
-            "CASE WHEN id % 17 = 0 THEN NULL ELSE CAST((id % 200) * 0.5 - 50.0 AS DOUBLE) END AS d",
-            "CASE WHEN id % 19 = 0 THEN NULL ELSE CAST(id * 12.34 - 30000 AS DECIMAL(12, 2)) END AS dec",
-            "CASE WHEN id % 9 = 0 THEN NULL ELSE element_at(array('REG AIR', 'AIR', 'RAIL', 'SHIP', 'é'), CAST(id % 5 + 1 AS INT)) END AS mode",
-            "CASE WHEN id % 9 = 0 THEN NULL ELSE concat('s', CAST(id * 17 % 1000 AS STRING)) END AS str",
-            "CASE WHEN id % 10 = 0 THEN NULL ELSE id % 3 = 0 END AS bool",
-            "date_add(DATE '2020-01-01', CAST(id % 1000 AS INT)) AS dt",
-            "CASE WHEN id % 23 = 0 THEN NULL ELSE timestamp_micros(1600000000000000 + id * 1000003) END AS ts",
-    };
-
     @AfterEach
     void resetConf()
     {
