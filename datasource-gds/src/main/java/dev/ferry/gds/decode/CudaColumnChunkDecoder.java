@@ -12,8 +12,6 @@ import dev.ferry.gds.io.CompressedPageCapture;
 import dev.ferry.gds.io.PageArrays;
 import dev.ferry.gds.io.ResidentChunk;
 import dev.ferry.gds.decode.cuda.DevicePageHeaders;
-import org.apache.parquet.compression.CompressionCodecFactory;
-import org.apache.parquet.hadoop.util.HadoopCodecs;
 import dev.ferry.gds.parquet.CorruptParquetException;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -83,6 +81,8 @@ final class CudaColumnChunkDecoder
     private final String kindRefusal;
     private final Optional<CompressedPageCapture> capture;
     private final DevicePageCounts counts;
+    // The CPU codecs of chunks given back to the CPU decoder, made on the first and released with this decoder.
+    private final HostCodecs givenBackCodecs = new HostCodecs();
     private DeviceChunkDecode chunk;
     private int cursor;
     private String chunkRefusal;
@@ -260,7 +260,7 @@ final class CudaColumnChunkDecoder
             throw new CorruptParquetException(file, "column " + leaf.path + ": " + copying + " does not decompress on the CPU either (the device decoder gave the chunk back: "
                     + chunkRefusal + "): " + e.getCause().getMessage());
         }
-        cpu.start(new ReplayedPages(pages, descriptor, dictionary, copies, totalValueCount), writerVersion, checks, encodings, null, null, pageArrays);
+        cpu.start(ReplayedPages.of(pages, descriptor, dictionary, copies, totalValueCount), writerVersion, checks, encodings, null, null, pageArrays);
     }
 
     // Device memory is sized from the page headers; never past what the footer says the whole chunk decodes to (the CPU decoder,
@@ -367,15 +367,9 @@ final class CudaColumnChunkDecoder
             LOG.info("Device decoder: a chunk read into device memory goes back to the CPU decoder, its bytes copied down once ({}); first in {} column {}", chunkRefusal,
                     file, leaf.path);
         }
-        // parquet-mr's CPU codecs, only for this copy: every body is decompressed into a page of its own before they are released.
-        CompressionCodecFactory codecs = HadoopCodecs.newFactory(0);
-        ReplayedPages replayed;
-        try {
-            replayed = WalkedPagesOnHost.of(rowGroup, descriptor, resident.copyToHost(), walked.pages(), codec, valueCount, codecs, file, leaf.path);
-        }
-        finally {
-            codecs.release();
-        }
+        // Bodies decompress on parquet-mr's CPU codecs as the CPU decoder reaches each page; the codecs go with this decoder.
+        ReplayedPages replayed = WalkedPagesOnHost.of(rowGroup, descriptor, resident.copyToHost(), walked.pages(), codec, valueCount, givenBackCodecs.get(), file,
+                leaf.path);
         cpu.start(replayed, writerVersion, checks, encodings, null, null, pageArrays);
     }
 
@@ -535,6 +529,7 @@ final class CudaColumnChunkDecoder
     public void release()
     {
         closeChunk();
+        givenBackCodecs.release();
     }
 
     private void closeChunk()

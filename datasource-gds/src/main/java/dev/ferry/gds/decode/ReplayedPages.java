@@ -15,6 +15,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * A row group's pages where one column's pages were already read (by the device decoder, which
@@ -26,10 +27,25 @@ final class ReplayedPages
         extends OneColumnReplacedPages
 {
     private final DictionaryPage dictionary;
-    private final List<DataPage> pages;
+    private final List<Supplier<DataPage>> pages;
     private final long valueCount;
 
-    ReplayedPages(PageReadStore store, ColumnDescriptor column, DictionaryPage dictionary, List<DataPage> pages, long valueCount)
+    /** Pages already copied ({@link #copy(DataPage)}), replayed as they are. */
+    static ReplayedPages of(PageReadStore store, ColumnDescriptor column, DictionaryPage dictionary, List<DataPage> pages, long valueCount)
+    {
+        return new ReplayedPages(store, column, dictionary, pages.stream().<Supplier<DataPage>>map(page -> () -> page).toList(), valueCount);
+    }
+
+    /**
+     * Pages made when the CPU decoder asks for each, in order (a given-back chunk's bodies decompressed one at a time, as
+     * parquet-mr's own page reader does, so the chunk's decoded size is never held at once).
+     */
+    static ReplayedPages lazy(PageReadStore store, ColumnDescriptor column, DictionaryPage dictionary, List<Supplier<DataPage>> pages, long valueCount)
+    {
+        return new ReplayedPages(store, column, dictionary, pages, valueCount);
+    }
+
+    private ReplayedPages(PageReadStore store, ColumnDescriptor column, DictionaryPage dictionary, List<Supplier<DataPage>> pages, long valueCount)
     {
         super(store, column);
         this.dictionary = dictionary;
@@ -73,7 +89,7 @@ final class ReplayedPages
     @Override
     PageReader columnPages()
     {
-        Deque<DataPage> left = new ArrayDeque<>(new ArrayList<>(pages));
+        Deque<Supplier<DataPage>> left = new ArrayDeque<>(new ArrayList<>(pages));
         return new PageReader()
         {
             @Override
@@ -91,7 +107,8 @@ final class ReplayedPages
             @Override
             public DataPage readPage()
             {
-                return left.pollFirst();
+                Supplier<DataPage> next = left.pollFirst();
+                return next == null ? null : next.get();
             }
         };
     }

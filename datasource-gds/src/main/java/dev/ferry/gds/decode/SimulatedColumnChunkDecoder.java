@@ -19,7 +19,6 @@ import org.apache.parquet.VersionParser;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.compression.CompressionCodecFactory;
-import org.apache.parquet.hadoop.util.HadoopCodecs;
 import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.spark.sql.types.StructField;
 
@@ -52,7 +51,7 @@ final class SimulatedColumnChunkDecoder
     private final String file;
     private SimulatedDeviceArrow deviceArrow;
     // The CPU codecs standing in for nvCOMP, made on the first compressed body and released with the decoder.
-    private CompressionCodecFactory codecs;
+    private final HostCodecs codecs = new HostCodecs();
 
     /** {@code capture}: the reader's codec seam, so compressed bodies cross compressed (empty: they cross decompressed). */
     SimulatedColumnChunkDecoder(CpuColumnChunkDecoder cpu, DeviceTarget target, Optional<CompressedPageCapture> capture, String file)
@@ -204,20 +203,14 @@ final class SimulatedColumnChunkDecoder
 
     private CompressionCodecFactory codecs()
     {
-        if (codecs == null) {
-            codecs = HadoopCodecs.newFactory(0);
-        }
-        return codecs;
+        return codecs.get();
     }
 
     @Override
     public void release()
     {
         cpu.release();
-        if (codecs != null) {
-            codecs.release();
-            codecs = null;
-        }
+        codecs.release();
         if (deviceArrow != null) {
             deviceArrow.close();
             deviceArrow = null;

@@ -17,12 +17,15 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * A resident chunk the device decoder gave back to the CPU (its pages are not ones the kernels
  * decode): its bytes, copied down once, cut into parquet-mr pages at the offsets its device-walked
- * headers gave, each body decompressed once with the chunk's codec, and replayed to the CPU decoder
- * ({@link ReplayedPages}), which checks them as it checks pages parquet-mr read.
+ * headers gave (every cut checked against the chunk first), and replayed to the CPU decoder ({@link ReplayedPages}),
+ * which checks them as it checks pages parquet-mr read. Data page bodies are decompressed with the chunk's codec when
+ * the decoder reaches each page, as parquet-mr's own page reader does, so no more than one page's decoded bytes are
+ * made at a time beside the decoder's own; the compressed bodies are copies, so the chunk's host copy can go at once.
  */
 final class WalkedPagesOnHost
 {
@@ -34,23 +37,44 @@ final class WalkedPagesOnHost
         CompressionCodecFactory.BytesInputDecompressor decompressor = codec == CompressionCodecName.UNCOMPRESSED ? null : codecs.getDecompressor(codec);
         Statistics<?> noStatistics = Statistics.getBuilderForReading(column.getPrimitiveType()).build();
         DictionaryPage dictionary = null;
-        List<DataPage> data = new ArrayList<>();
+        List<Supplier<DataPage>> data = new ArrayList<>();
         for (PageDescriptor page : pages) {
             String name = page.type() == PageDescriptor.PageType.DICTIONARY ? "the dictionary page" : "data page " + data.size();
+            Failure failure = e -> new CorruptParquetException(file, "column " + path + ": " + name + " (header at chunk offset " + page.headerOffset()
+                    + ") cannot be read on the CPU: " + e.getMessage(), e);
             try {
                 switch (page.type()) {
-                    case DICTIONARY -> dictionary = new DictionaryPage(body(chunk, page.bodyOffset(), page.compressedSize(), page.uncompressedSize(), decompressor),
-                            page.valueCount(), page.encoding());
-                    case DATA_V1 -> data.add(new DataPageV1(body(chunk, page.bodyOffset(), page.compressedSize(), page.uncompressedSize(), decompressor),
-                            page.valueCount(), page.uncompressedSize(), noStatistics, page.repetitionEncoding(), page.definitionEncoding(), page.encoding()));
+                    case DICTIONARY -> dictionary = new DictionaryPage(decompress(slice(chunk, page.bodyOffset(), page.compressedSize()), page.uncompressedSize(),
+                            decompressor), page.valueCount(), page.encoding());
+                    case DATA_V1 -> {
+                        BytesInput stored = slice(chunk, page.bodyOffset(), page.compressedSize());
+                        data.add(() -> {
+                            try {
+                                return new DataPageV1(decompress(stored, page.uncompressedSize(), decompressor), page.valueCount(), page.uncompressedSize(),
+                                        noStatistics, page.repetitionEncoding(), page.definitionEncoding(), page.encoding());
+                            }
+                            catch (IOException | RuntimeException e) {
+                                throw failure.of(e);
+                            }
+                        });
+                    }
                     case DATA_V2 -> {
                         int repetition = page.repetitionLevelsLength();
                         int definition = page.definitionLevelsLength();
                         int levels = repetition + definition;
-                        BytesInput values = body(chunk, page.bodyOffset() + levels, page.compressedSize() - levels, page.uncompressedSize() - levels,
-                                page.compressed() ? decompressor : null);
-                        data.add(DataPageV2.uncompressed(page.rowCount(), page.nullCount(), page.valueCount(), slice(chunk, page.bodyOffset(), repetition),
-                                slice(chunk, page.bodyOffset() + repetition, definition), page.encoding(), values, noStatistics));
+                        BytesInput repetitionLevels = slice(chunk, page.bodyOffset(), repetition);
+                        BytesInput definitionLevels = slice(chunk, page.bodyOffset() + repetition, definition);
+                        BytesInput stored = slice(chunk, page.bodyOffset() + levels, page.compressedSize() - levels);
+                        CompressionCodecFactory.BytesInputDecompressor values = page.compressed() ? decompressor : null;
+                        data.add(() -> {
+                            try {
+                                return DataPageV2.uncompressed(page.rowCount(), page.nullCount(), page.valueCount(), repetitionLevels, definitionLevels,
+                                        page.encoding(), decompress(stored, page.uncompressedSize() - levels, values), noStatistics);
+                            }
+                            catch (IOException | RuntimeException e) {
+                                throw failure.of(e);
+                            }
+                        });
                     }
                     case INDEX -> {
                         // Never described by the walk; nothing to replay.
@@ -58,22 +82,26 @@ final class WalkedPagesOnHost
                 }
             }
             catch (IOException | RuntimeException e) {
-                throw new CorruptParquetException(file, "column " + path + ": " + name + " (header at chunk offset " + page.headerOffset() + ") cannot be read on the CPU: "
-                        + e.getMessage(), e);
+                throw failure.of(e);
             }
         }
-        return new ReplayedPages(rowGroup, column, dictionary, data, valueCount);
+        return ReplayedPages.lazy(rowGroup, column, dictionary, data, valueCount);
     }
 
-    // One body as a copy of its own: decompressed when a decompressor is given (the chunk's codec covers it).
-    private static BytesInput body(ByteBuffer chunk, long offset, int stored, int decoded, CompressionCodecFactory.BytesInputDecompressor decompressor)
+    /** Names the file, column, page and header offset of a page that cannot be cut or decompressed. */
+    private interface Failure
+    {
+        CorruptParquetException of(Exception cause);
+    }
+
+    // A body as stored, decompressed when a decompressor is given (the chunk's codec covers it), into bytes of its own.
+    private static BytesInput decompress(BytesInput stored, int decoded, CompressionCodecFactory.BytesInputDecompressor decompressor)
             throws IOException
     {
-        BytesInput bytes = slice(chunk, offset, stored);
         if (decompressor == null) {
-            return bytes;
+            return stored;
         }
-        return BytesInput.from(decompressor.decompress(bytes, decoded).toByteArray());
+        return BytesInput.from(decompressor.decompress(stored, decoded).toByteArray());
     }
 
     private static BytesInput slice(ByteBuffer chunk, long offset, int length)
