@@ -1,6 +1,7 @@
 package dev.ferry.gds.read;
 
 import dev.ferry.device.DeviceStream;
+import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.ParquetSurgery;
 import dev.ferry.gds.TestingSpark;
@@ -26,12 +27,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -43,8 +49,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * decode hands a consumer batches with 0 bytes of row data in host memory. The device side reads
  * through the GDS route ({@link GdsParquetDataSource} over simulated device memory), each flat
  * chunk the kernels take stays where the read put it, its page headers are walked on the device
- * (the emulated {@code parquet_headers.cu}), its bodies staged and decompressed there and decoded
- * by the emulated kernels: nothing is uploaded, nothing planned comes back to the host
+ * (the emulated {@code parquet_headers.cu}), its compressed bodies decompressed there (where the read put
+ * them when nvCOMP's alignment allows, else from a staging copy, both counted) and decoded by the emulated kernels: nothing is uploaded, nothing planned comes back to the host
  * ({@link ReadCounters#plannedDeviceToHostBytes()} is 0), and the device batches equal the CPU
  * decoder's host batches byte for byte. Chunks whose pages the kernels do not decode are given
  * back to the CPU once, counted; the simulated backend's own device decoder (the CPU decoder writing
@@ -75,6 +81,8 @@ class TestResidentChunksOnTheDevice
     void aGdsReadDecodedOnTheDeviceLeavesNoRowDataInHostMemory(@TempDir Path directory)
             throws Exception
     {
+        long bodiesInPlace = 0;
+        long bodiesStaged = 0;
         for (String version : List.of("PARQUET_1_0", "PARQUET_2_0")) {
             for (String codec : CODECS) {
                 Path written = directory.resolve(version + "-" + codec);
@@ -113,6 +121,13 @@ class TestResidentChunksOnTheDevice
                 // One batched decompression per row group (nvCOMP's batched API over all of its compressed pages), not one per chunk.
                 int rowGroups = footer(file).getBlocks().size();
                 assertEquals(codec.equals("uncompressed") ? 0 : rowGroups, built.stream().mapToInt(kernels -> kernels.batches).sum(), label + ": decompression batches");
+                // A compressed body that starts on nvCOMP's alignment is decompressed where the read put it, never copied; the others are staged, counted.
+                long inPlace = built.stream().mapToLong(kernels -> kernels.inPlaceInputs).sum();
+                assertEquals(inPlace, counts.residentBodiesInPlace(), label + ": bodies decompressed in place (" + counts + ")");
+                assertEquals(0, built.stream().mapToLong(kernels -> kernels.inPlaceInputsCopied).sum(), label + ": no aligned body copied");
+                assertEquals(built.stream().mapToLong(kernels -> kernels.inputs).sum() - inPlace, counts.residentBodiesStaged(), label + ": the other bodies staged");
+                bodiesInPlace += inPlace;
+                bodiesStaged += counts.residentBodiesStaged();
 
                 // The simulated backend's own device decoder takes the same chunks in place, with the same (absent) crossings.
                 DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.empty(), file, Optional.of(gds()));
@@ -122,6 +137,7 @@ class TestResidentChunksOnTheDevice
                 assertEquals(0, simulatedReads.plannedDeviceToHostBytes(), label + ": the simulated decoder copies no row data back");
             }
         }
+        assertTrue(bodiesInPlace > 0 && bodiesStaged > 0, "both aligned and misaligned bodies occur: " + bodiesInPlace + " in place, " + bodiesStaged + " staged");
         assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
@@ -248,11 +264,19 @@ class TestResidentChunksOnTheDevice
         return TestCompressedChunksOnTheDevice.footer(file);
     }
 
-    /** The emulated kernels, counting the batched decompression calls. */
+    /**
+     * The emulated kernels, counting the batched decompression calls, their inputs, the inputs read where a borrowed
+     * (resident) chunk lies, and how many of those a copy launch also read from.
+     */
     private static final class BatchCountingKernels
             extends EmulatedDeviceKernels
     {
+        private final Map<Long, Long> borrowed = new TreeMap<>();
+        private final Set<Long> copySources = new HashSet<>();
         private int batches;
+        private long inputs;
+        private long inPlaceInputs;
+        private long inPlaceInputsCopied;
 
         BatchCountingKernels(DeviceTarget target)
         {
@@ -260,9 +284,46 @@ class TestResidentChunksOnTheDevice
         }
 
         @Override
+        public long borrow(DeviceBuffer buffer, long offset, long length)
+        {
+            long address = super.borrow(buffer, offset, length);
+            borrowed.put(address, length);
+            return address;
+        }
+
+        @Override
+        public void giveBack(long address)
+        {
+            borrowed.remove(address);
+            super.giveBack(address);
+        }
+
+        @Override
+        public void copyRanges(long ranges, int count)
+        {
+            byte[] table = new byte[24 * count];
+            download(ranges, table, 0, table.length);
+            ByteBuffer entries = ByteBuffer.wrap(table).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < count; i++) {
+                copySources.add(entries.getLong(24 * i));
+            }
+            super.copyRanges(ranges, count);
+        }
+
+        @Override
         public String[] decompress(CompressionCodecName codec, long[] in, long[] inBytes, long[] out, long[] outBytes)
         {
             batches++;
+            inputs += in.length;
+            for (long address : in) {
+                boolean resident = borrowed.entrySet().stream().anyMatch(chunk -> address >= chunk.getKey() && address < chunk.getKey() + chunk.getValue());
+                if (resident) {
+                    inPlaceInputs++;
+                    if (copySources.contains(address)) {
+                        inPlaceInputsCopied++;
+                    }
+                }
+            }
             return super.decompress(codec, in, inBytes, out, outBytes);
         }
     }

@@ -18,8 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * The host side of the one-launch device copy: the range table it uploads, the ranges it refuses, and a resident
- * chunk's page bodies moved with one {@code parquet_copy.cu} launch per staging step (uncompressed: one; compressed:
- * one into the staging buffer and one for the bodies copied into place after nvCOMP), never one copy per body.
+ * chunk's page bodies moved with one {@code parquet_copy.cu} launch, never one copy per body: the bodies of an
+ * uncompressed chunk into place; of a compressed one, the bodies stored as they are into place and only the compressed
+ * bodies off nvCOMP's alignment into a staging buffer (the aligned ones nvCOMP reads where they lie).
  */
 class TestDeviceRangeCopy
 {
@@ -114,12 +115,13 @@ class TestDeviceRangeCopy
     }
 
     @Test
-    void aSnappyResidentChunkStagesInOneLaunchAndPlacesTheV2LevelsInAnother()
+    void aSnappyResidentChunkStagesOnlyItsMisalignedBodiesInTheLaunchThatPlacesTheV2Levels()
             throws IOException
     {
         CountingKernels kernels = new CountingKernels();
-        // Optional ints: a v1 page (4-byte levels length, RLE run of 3 x 1, 3 ints) compressed whole; a v2 page with
-        // its levels (RLE run of 2 x 1) stored as they are and its 2 ints compressed.
+        // Optional ints: a v1 page (4-byte levels length, RLE run of 3 x 1, 3 ints) compressed whole, at an offset off
+        // nvCOMP's alignment; a v2 page with its levels (RLE run of 2 x 1) stored as they are and its 2 ints compressed,
+        // starting on the alignment.
         byte[] v1Body = Snappy.compress(concat(new byte[] {2, 0, 0, 0, 6, 1}, ints(7, 8, 9)));
         byte[] v2Levels = {4, 1};
         byte[] v2Values = Snappy.compress(ints(10, 11));
@@ -128,6 +130,8 @@ class TestDeviceRangeCopy
         int first = read.size();
         read.writeBytes(v1Body);
         read.writeBytes(bytes(110, 4));
+        int aligned = (read.size() + v2Levels.length + ChunkPages.COMPRESSED_ALIGNMENT - 1) / ChunkPages.COMPRESSED_ALIGNMENT * ChunkPages.COMPRESSED_ALIGNMENT;
+        read.writeBytes(bytes(120, aligned - v2Levels.length - read.size()));
         int second = read.size();
         read.writeBytes(v2Levels);
         read.writeBytes(v2Values);
@@ -135,9 +139,16 @@ class TestDeviceRangeCopy
                 page(0, PageDescriptor.PageType.DATA_V1, first, v1Body.length, 18, 3, 0, false),
                 page(1, PageDescriptor.PageType.DATA_V2, second, v2Levels.length + v2Values.length, v2Levels.length + 8, 2, v2Levels.length, true));
         long resident = residentCopy(kernels, read.toByteArray());
+        assertEquals(0, resident % ChunkPages.COMPRESSED_ALIGNMENT, "the emulation allocates as cuMemAlloc does");
         ChunkPages chunkPages = ChunkPages.resident(pages, CompressionCodecName.SNAPPY, 1);
         try (DeviceChunkDecode chunk = new DeviceChunkDecode(kernels, NAME, DeviceValueKind.FIXED4, 0, 1, chunkPages, resident)) {
-            assertEquals(List.of(3, 1), kernels.launches, "three stored parts staged in one launch, the v2 levels placed in one");
+            assertEquals(List.of(2), kernels.launches, "the misaligned v1 body staged and the v2 levels placed, in one launch");
+            assertEquals(List.of(resident + first, resident + second), kernels.copiedFrom.stream().sorted().toList(), "the aligned v2 values are not copied");
+            assertEquals(List.of(resident + aligned), kernels.decompressedFrom.stream().filter(in -> in >= resident && in < resident + read.size()).toList(),
+                    "nvCOMP reads the aligned body where the read put it");
+            assertEquals(1, chunk.bodiesDecompressedInPlace());
+            assertEquals(1, chunk.bodiesStaged());
+            assertEquals(v1Body.length, chunk.stagedBytes());
             assertEquals(0, kernels.bodyCopiesFrom(resident, read.size()), "no body copied on its own");
             DeviceChunkDecode.Batch batch = chunk.batch(0, 5);
             assertEquals(0, batch.nullCount());
@@ -146,6 +157,40 @@ class TestDeviceRangeCopy
         }
         kernels.free(resident);
         assertEquals(0, kernels.allocatedBytes());
+    }
+
+    @Test
+    void aResidentChunkWhoseCompressedBodiesAreAllAlignedCopiesNothing()
+            throws IOException
+    {
+        CountingKernels kernels = new CountingKernels();
+        // Required ints: two v1 pages compressed whole, each starting on nvCOMP's alignment.
+        byte[] firstBody = Snappy.compress(ints(1, 2, 3));
+        byte[] secondBody = Snappy.compress(ints(4, 5));
+        ByteArrayOutputStream read = new ByteArrayOutputStream();
+        read.writeBytes(bytes(100, ChunkPages.COMPRESSED_ALIGNMENT));
+        int first = read.size();
+        read.writeBytes(firstBody);
+        read.writeBytes(bytes(110, 2 * ChunkPages.COMPRESSED_ALIGNMENT - read.size() % ChunkPages.COMPRESSED_ALIGNMENT));
+        int second = read.size();
+        read.writeBytes(secondBody);
+        List<PageDescriptor> pages = List.of(
+                page(0, PageDescriptor.PageType.DATA_V1, first, firstBody.length, 12, 3, 0, true),
+                page(1, PageDescriptor.PageType.DATA_V1, second, secondBody.length, 8, 2, 0, true));
+        long resident = residentCopy(kernels, read.toByteArray());
+        ChunkPages chunkPages = ChunkPages.resident(pages, CompressionCodecName.SNAPPY, 0);
+        try (DeviceChunkDecode chunk = new DeviceChunkDecode(kernels, NAME, DeviceValueKind.FIXED4, 0, 0, chunkPages, resident)) {
+            assertEquals(List.of(), kernels.launches, "no copy launch");
+            assertEquals(List.of(resident + first, resident + second), kernels.decompressedFrom, "both bodies decompressed where they lie");
+            assertEquals(2, chunk.bodiesDecompressedInPlace());
+            assertEquals(0, chunk.bodiesStaged());
+            assertEquals(0, chunk.stagedBytes());
+            DeviceChunkDecode.Batch batch = chunk.batch(0, 5);
+            assertArrayEquals(ints(1, 2, 3, 4, 5), download(kernels, batch.buffers().get(1), 20));
+            batch.buffers().forEach(kernels::free);
+        }
+        kernels.free(resident);
+        assertEquals(0, kernels.allocatedBytes(), "no staging buffer left");
     }
 
     private static PageDescriptor page(int index, PageDescriptor.PageType type, long bodyOffset, int compressedSize, int uncompressedSize, int values,
@@ -162,18 +207,35 @@ class TestDeviceRangeCopy
         return address;
     }
 
-    /** The emulation, recording the range count of each one-launch copy and the source of each single copy. */
+    /** The emulation, recording the range count and sources of each one-launch copy, the source of each single copy, and nvCOMP's inputs. */
     private static final class CountingKernels
             extends KernelEmulation
     {
         final List<Integer> launches = new ArrayList<>();
         final List<Long> copySources = new ArrayList<>();
+        final List<Long> copiedFrom = new ArrayList<>();
+        final List<Long> decompressedFrom = new ArrayList<>();
 
         @Override
         public void copyRanges(long ranges, int count)
         {
             launches.add(count);
+            byte[] table = new byte[24 * count];
+            download(ranges, table, 0, table.length);
+            ByteBuffer entries = ByteBuffer.wrap(table).order(ByteOrder.LITTLE_ENDIAN);
+            for (int i = 0; i < count; i++) {
+                copiedFrom.add(entries.getLong(24 * i));
+            }
             super.copyRanges(ranges, count);
+        }
+
+        @Override
+        public String[] decompress(CompressionCodecName codec, long[] in, long[] inBytes, long[] out, long[] outBytes)
+        {
+            for (long address : in) {
+                decompressedFrom.add(address);
+            }
+            return super.decompress(codec, in, inBytes, out, outBytes);
         }
 
         @Override
