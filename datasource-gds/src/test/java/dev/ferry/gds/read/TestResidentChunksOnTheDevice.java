@@ -6,6 +6,7 @@ import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.ParquetSurgery;
 import dev.ferry.gds.TestingSpark;
 import dev.ferry.gds.decode.DevicePageCounts;
+import dev.ferry.gds.decode.cuda.CopyRangeTable;
 import dev.ferry.gds.decode.cuda.EmulatedDeviceKernels;
 import dev.ferry.gds.decode.cuda.KernelEmulation;
 import dev.ferry.gds.device.DeviceBatch;
@@ -27,8 +28,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -293,12 +292,7 @@ class TestResidentChunksOnTheDevice
         @Override
         public void copyRanges(long ranges, int count)
         {
-            byte[] table = new byte[24 * count];
-            download(ranges, table, 0, table.length);
-            ByteBuffer entries = ByteBuffer.wrap(table).order(ByteOrder.LITTLE_ENDIAN);
-            for (int i = 0; i < count; i++) {
-                copySources.add(entries.getLong(24 * i));
-            }
+            copySources.addAll(CopyRangeTable.sources(this, ranges, count));
             super.copyRanges(ranges, count);
         }
 

@@ -7,11 +7,13 @@ import org.xerial.snappy.Snappy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
+import static dev.ferry.gds.decode.cuda.KernelTestBytes.download;
+import static dev.ferry.gds.decode.cuda.PageBytes.concat;
+import static dev.ferry.gds.decode.cuda.PageBytes.counting;
+import static dev.ferry.gds.decode.cuda.PageBytes.ints;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -31,7 +33,7 @@ class TestDeviceRangeCopy
     {
         CountingKernels kernels = new CountingKernels();
         long source = kernels.allocate(64);
-        kernels.upload(bytes(0, 64), 0, 64, source);
+        kernels.upload(counting(0, 64), 0, 64, source);
         long target = kernels.allocate(64);
         kernels.upload(new byte[64], 0, 64, target);
         DeviceRangeCopy copy = new DeviceRangeCopy(kernels).add(source + 3, target + 1, 5).add(source, target + 20, 0).add(source + 40, target + 30, 17);
@@ -39,8 +41,8 @@ class TestDeviceRangeCopy
         copy.run();
         assertEquals(List.of(2), kernels.launches);
         byte[] expected = new byte[64];
-        System.arraycopy(bytes(0, 64), 3, expected, 1, 5);
-        System.arraycopy(bytes(0, 64), 40, expected, 30, 17);
+        System.arraycopy(counting(0, 64), 3, expected, 1, 5);
+        System.arraycopy(counting(0, 64), 40, expected, 30, 17);
         assertArrayEquals(expected, download(kernels, target, 64));
         kernels.free(source);
         kernels.free(target);
@@ -90,17 +92,17 @@ class TestDeviceRangeCopy
         CountingKernels kernels = new CountingKernels();
         // Junk stands where the Thrift headers are: a v1 page of 3 ints, a v2 page of 2 (no levels: required).
         ByteArrayOutputStream read = new ByteArrayOutputStream();
-        read.writeBytes(bytes(100, 5));
+        read.writeBytes(counting(100, 5));
         int first = read.size();
         read.writeBytes(ints(1, 2, 3));
-        read.writeBytes(bytes(110, 7));
+        read.writeBytes(counting(110, 7));
         int second = read.size();
         read.writeBytes(ints(4, 5));
-        read.writeBytes(bytes(120, 3));
+        read.writeBytes(counting(120, 3));
         List<PageDescriptor> pages = List.of(
                 page(0, PageDescriptor.PageType.DATA_V1, first, 12, 12, 3, 0, false),
                 page(1, PageDescriptor.PageType.DATA_V2, second, 8, 8, 2, 0, false));
-        long resident = residentCopy(kernels, read.toByteArray());
+        long resident = KernelTestBytes.upload(kernels, read.toByteArray());
         ChunkPages chunkPages = ChunkPages.resident(pages, CompressionCodecName.UNCOMPRESSED, 0);
         try (DeviceChunkDecode chunk = new DeviceChunkDecode(kernels, NAME, DeviceValueKind.FIXED4, 0, 0, chunkPages, resident)) {
             assertEquals(List.of(2), kernels.launches, "both bodies in one launch (the v2 page's empty levels take no block)");
@@ -126,19 +128,19 @@ class TestDeviceRangeCopy
         byte[] v2Levels = {4, 1};
         byte[] v2Values = Snappy.compress(ints(10, 11));
         ByteArrayOutputStream read = new ByteArrayOutputStream();
-        read.writeBytes(bytes(100, 9));
+        read.writeBytes(counting(100, 9));
         int first = read.size();
         read.writeBytes(v1Body);
-        read.writeBytes(bytes(110, 4));
+        read.writeBytes(counting(110, 4));
         int aligned = (read.size() + v2Levels.length + ChunkPages.COMPRESSED_ALIGNMENT - 1) / ChunkPages.COMPRESSED_ALIGNMENT * ChunkPages.COMPRESSED_ALIGNMENT;
-        read.writeBytes(bytes(120, aligned - v2Levels.length - read.size()));
+        read.writeBytes(counting(120, aligned - v2Levels.length - read.size()));
         int second = read.size();
         read.writeBytes(v2Levels);
         read.writeBytes(v2Values);
         List<PageDescriptor> pages = List.of(
                 page(0, PageDescriptor.PageType.DATA_V1, first, v1Body.length, 18, 3, 0, false),
                 page(1, PageDescriptor.PageType.DATA_V2, second, v2Levels.length + v2Values.length, v2Levels.length + 8, 2, v2Levels.length, true));
-        long resident = residentCopy(kernels, read.toByteArray());
+        long resident = KernelTestBytes.upload(kernels, read.toByteArray());
         assertEquals(0, resident % ChunkPages.COMPRESSED_ALIGNMENT, "the emulation allocates as cuMemAlloc does");
         ChunkPages chunkPages = ChunkPages.resident(pages, CompressionCodecName.SNAPPY, 1);
         try (DeviceChunkDecode chunk = new DeviceChunkDecode(kernels, NAME, DeviceValueKind.FIXED4, 0, 1, chunkPages, resident)) {
@@ -168,16 +170,16 @@ class TestDeviceRangeCopy
         byte[] firstBody = Snappy.compress(ints(1, 2, 3));
         byte[] secondBody = Snappy.compress(ints(4, 5));
         ByteArrayOutputStream read = new ByteArrayOutputStream();
-        read.writeBytes(bytes(100, ChunkPages.COMPRESSED_ALIGNMENT));
+        read.writeBytes(counting(100, ChunkPages.COMPRESSED_ALIGNMENT));
         int first = read.size();
         read.writeBytes(firstBody);
-        read.writeBytes(bytes(110, 2 * ChunkPages.COMPRESSED_ALIGNMENT - read.size() % ChunkPages.COMPRESSED_ALIGNMENT));
+        read.writeBytes(counting(110, 2 * ChunkPages.COMPRESSED_ALIGNMENT - read.size() % ChunkPages.COMPRESSED_ALIGNMENT));
         int second = read.size();
         read.writeBytes(secondBody);
         List<PageDescriptor> pages = List.of(
                 page(0, PageDescriptor.PageType.DATA_V1, first, firstBody.length, 12, 3, 0, true),
                 page(1, PageDescriptor.PageType.DATA_V1, second, secondBody.length, 8, 2, 0, true));
-        long resident = residentCopy(kernels, read.toByteArray());
+        long resident = KernelTestBytes.upload(kernels, read.toByteArray());
         ChunkPages chunkPages = ChunkPages.resident(pages, CompressionCodecName.SNAPPY, 0);
         try (DeviceChunkDecode chunk = new DeviceChunkDecode(kernels, NAME, DeviceValueKind.FIXED4, 0, 0, chunkPages, resident)) {
             assertEquals(List.of(), kernels.launches, "no copy launch");
@@ -200,13 +202,6 @@ class TestDeviceRangeCopy
                 definitionLength, 0, 0, values, compressed, false);
     }
 
-    private static long residentCopy(DecodeKernels kernels, byte[] read)
-    {
-        long address = kernels.allocate(read.length);
-        kernels.upload(read, 0, read.length, address);
-        return address;
-    }
-
     /** The emulation, recording the range count and sources of each one-launch copy, the source of each single copy, and nvCOMP's inputs. */
     private static final class CountingKernels
             extends KernelEmulation
@@ -220,12 +215,7 @@ class TestDeviceRangeCopy
         public void copyRanges(long ranges, int count)
         {
             launches.add(count);
-            byte[] table = new byte[24 * count];
-            download(ranges, table, 0, table.length);
-            ByteBuffer entries = ByteBuffer.wrap(table).order(ByteOrder.LITTLE_ENDIAN);
-            for (int i = 0; i < count; i++) {
-                copiedFrom.add(entries.getLong(24 * i));
-            }
+            copiedFrom.addAll(CopyRangeTable.sources(this, ranges, count));
             super.copyRanges(ranges, count);
         }
 
@@ -249,39 +239,5 @@ class TestDeviceRangeCopy
         {
             return copySources.stream().filter(source -> source >= resident && source < resident + length).count();
         }
-    }
-
-    private static byte[] download(DecodeKernels kernels, long address, int length)
-    {
-        byte[] bytes = new byte[length];
-        kernels.download(address, bytes, 0, length);
-        return bytes;
-    }
-
-    private static byte[] bytes(int first, int count)
-    {
-        byte[] bytes = new byte[count];
-        for (int i = 0; i < count; i++) {
-            bytes[i] = (byte) (first + i);
-        }
-        return bytes;
-    }
-
-    private static byte[] ints(int... values)
-    {
-        ByteBuffer buffer = ByteBuffer.allocate(4 * values.length).order(ByteOrder.LITTLE_ENDIAN);
-        for (int value : values) {
-            buffer.putInt(value);
-        }
-        return buffer.array();
-    }
-
-    private static byte[] concat(byte[]... parts)
-    {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] part : parts) {
-            out.writeBytes(part);
-        }
-        return out.toByteArray();
     }
 }
