@@ -15,12 +15,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 
+import static dev.ferry.gds.read.WrittenPerVersionAndCodec.footer;
+import static dev.ferry.gds.read.WrittenPerVersionAndCodec.parquetFile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -151,17 +152,5 @@ class TestCompressedChunksOnTheDevice
         CorruptParquetException simulated = assertThrows(CorruptParquetException.class, () -> DeviceDecodeComparison.deviceOnly(DEVICE.runtime(), Optional.empty(), corrupt));
         assertTrue(simulated.getMessage().startsWith("Malformed Parquet file memory:test: column p: data page 0 does not decompress"), simulated.getMessage());
         assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
-    }
-
-    private static Path parquetFile(Path directory)
-            throws IOException
-    {
-        return WrittenPerVersionAndCodec.parquetFile(directory);
-    }
-
-    private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file)
-            throws IOException
-    {
-        return WrittenPerVersionAndCodec.footer(file);
     }
 }

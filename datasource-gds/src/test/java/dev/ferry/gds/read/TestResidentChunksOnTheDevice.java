@@ -27,7 +27,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -39,6 +38,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 
+import static dev.ferry.gds.read.WrittenPerVersionAndCodec.footer;
+import static dev.ferry.gds.read.WrittenPerVersionAndCodec.parquetFile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -241,18 +242,6 @@ class TestResidentChunksOnTheDevice
                 error.getMessage());
         assertEquals(0, kernels[0].allocatedBytes(), "emulated device memory left after the error");
         assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "device buffers left after the error");
-    }
-
-    private static Path parquetFile(Path directory)
-            throws IOException
-    {
-        return WrittenPerVersionAndCodec.parquetFile(directory);
-    }
-
-    private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file)
-            throws IOException
-    {
-        return WrittenPerVersionAndCodec.footer(file);
     }
 
     /**
