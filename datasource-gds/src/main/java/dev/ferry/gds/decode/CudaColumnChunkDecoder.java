@@ -230,7 +230,7 @@ final class CudaColumnChunkDecoder
                 ReadChunk kept = read;
                 pendingStart = new PendingStart(staged,
                         done -> counts.add(placed.storedBodyBytes(), placed.decodedBodyBytes(), done.framingBytes(), placed.codec().isPresent()),
-                        reason -> replayOnCpu(reason, kept, leaf, raw.getTotalValueCount(), pages, writerVersion, checks, encodings, pageArrays));
+                        reason -> replayOnCpu(reason, kept, leaf, raw.getTotalValueCount(), pages, writerVersion, checks, encodings, pageArrays), () -> {});
                 return;
             }
             catch (DeviceChunkRefusedException e) {
@@ -302,9 +302,10 @@ final class CudaColumnChunkDecoder
 
     /**
      * The chunk decoded where the GDS read left it: its page headers walked on the device
-     * ({@link DevicePageHeaders}, descriptors read back as framing), its bodies staged and
-     * decompressed on the device, decoded by the kernels, with no byte of it uploaded or copied
-     * back. Pages the kernels do not decode give the chunk back to the CPU with the reason: its bytes
+     * ({@link DevicePageHeaders}, descriptors read back as framing), its compressed bodies
+     * decompressed on the device (where they lie when nvCOMP's alignment allows, so the read's memory
+     * stays borrowed until the row group's batch ran; else from a staging copy), decoded by the
+     * kernels, with no byte of it uploaded or copied back. Pages the kernels do not decode give the chunk back to the CPU with the reason: its bytes
      * come down once (counted as row data crossing back) and are replayed from the walked headers.
      */
     @Override
@@ -321,6 +322,7 @@ final class CudaColumnChunkDecoder
         DevicePageHeaders.Walked walked;
         ChunkPages layout;
         Optional<String> refusal;
+        boolean stillRead = false;
         try {
             walked = DevicePageHeaders.walk(kernels, file, List.of(new DevicePageHeaders.Chunk(leaf.path, resident.range().position(), address, length, valueCount)),
                     checks.maxPageBytes()).get(0);
@@ -339,8 +341,11 @@ final class CudaColumnChunkDecoder
                     ChunkPages placed = layout;
                     DevicePageHeaders.Walked headers = walked;
                     pendingStart = new PendingStart(staged,
-                            done -> counts.addResident(placed.decodedBodyBytes(), headers.framingBytes() + done.framingBytes(), placed.codec().isPresent()),
-                            reason -> giveBackToCpu(reason, resident, codec, valueCount, headers, rowGroup, writerVersion, checks, encodings, pageArrays));
+                            done -> counts.addResident(placed.decodedBodyBytes(), headers.framingBytes() + done.framingBytes(), placed.codec().isPresent(),
+                                    done.bodiesDecompressedInPlace(), done.bodiesStaged(), done.stagedBytes()),
+                            reason -> giveBackToCpu(reason, resident, codec, valueCount, headers, rowGroup, writerVersion, checks, encodings, pageArrays),
+                            () -> kernels.giveBack(address));
+                    stillRead = true;
                     return;
                 }
                 catch (DeviceChunkRefusedException e) {
@@ -349,8 +354,11 @@ final class CudaColumnChunkDecoder
             }
         }
         finally {
-            // Staged: the chunk's bytes were copied out of the read's memory, which the kernels no longer read.
-            kernels.giveBack(address);
+            // A staged chunk's aligned compressed bodies are decompressed where the read put them: its pending start gives
+            // the memory back once the row group's batch ran. Otherwise the kernels no longer read it.
+            if (!stillRead) {
+                kernels.giveBack(address);
+            }
         }
         giveBackToCpu(refusal.get(), resident, codec, valueCount, walked, rowGroup, writerVersion, checks, encodings, pageArrays);
     }
@@ -373,8 +381,11 @@ final class CudaColumnChunkDecoder
         cpu.start(replayed, writerVersion, checks, encodings, null, null, pageArrays);
     }
 
-    /** A chunk staged at start whose bodies wait for the row group's batched decompression; what to count once decoded, and how to give it back. */
-    private record PendingStart(DeviceChunkDecode chunk, Consumer<DeviceChunkDecode> decoded, Consumer<String> givenBack) {}
+    /**
+     * A chunk staged at start whose bodies wait for the row group's batched decompression; what to count once decoded,
+     * how to give it back, and how to end the borrow of the memory it was read to (which its batch reads).
+     */
+    private record PendingStart(DeviceChunkDecode chunk, Consumer<DeviceChunkDecode> decoded, Consumer<String> givenBack, Runnable readDone) {}
 
     @Override
     public Optional<DeviceChunkDecode> stagedChunk()
@@ -397,6 +408,10 @@ final class CudaColumnChunkDecoder
         catch (DeviceChunkRefusedException e) {
             pending.givenBack().accept(e.getMessage());
             return;
+        }
+        finally {
+            // Its batch ran: the memory it was read to is no longer read (a given-back chunk is copied down from its own buffer).
+            pending.readDone().run();
         }
         chunk = pending.chunk();
         pending.decoded().accept(chunk);
@@ -536,6 +551,7 @@ final class CudaColumnChunkDecoder
     {
         if (pendingStart != null) {
             pendingStart.chunk().close();
+            pendingStart.readDone().run();
             pendingStart = null;
         }
 

@@ -20,6 +20,9 @@ public final class DevicePageCounts
     private long framingBytes;
     private long decompressedChunks;
     private long residentChunks;
+    private long residentBodiesInPlace;
+    private long residentBodiesStaged;
+    private long residentStagedBytes;
     private final Map<String, Long> residentGivenBack = new TreeMap<>();
 
     void add(long uploaded, long decoded, long framing, boolean decompressed)
@@ -32,10 +35,17 @@ public final class DevicePageCounts
         }
     }
 
-    /** A resident chunk the kernels decoded where the read left it: nothing uploaded, its headers and framing read back. */
-    void addResident(long decoded, long framing, boolean decompressed)
+    /**
+     * A resident chunk the kernels decoded where the read left it: nothing uploaded, its headers and framing read back;
+     * of its compressed bodies, {@code inPlace} decompressed where they lie and {@code staged} ({@code stagedBytes})
+     * copied on the device first, being off nvCOMP's alignment.
+     */
+    void addResident(long decoded, long framing, boolean decompressed, int inPlace, int staged, long stagedBytes)
     {
         residentChunks++;
+        residentBodiesInPlace += inPlace;
+        residentBodiesStaged += staged;
+        residentStagedBytes += stagedBytes;
         add(0, decoded, framing, decompressed);
     }
 
@@ -89,6 +99,24 @@ public final class DevicePageCounts
         return residentChunks;
     }
 
+    /** Compressed bodies of resident chunks that nvCOMP decompressed where the read put them: no device copy was made for them. */
+    public long residentBodiesInPlace()
+    {
+        return residentBodiesInPlace;
+    }
+
+    /** Compressed bodies of resident chunks off nvCOMP's alignment, each copied once on the device into a staging buffer first. */
+    public long residentBodiesStaged()
+    {
+        return residentBodiesStaged;
+    }
+
+    /** Bytes of those staging copies ({@link #residentBodiesStaged}). */
+    public long residentStagedBytes()
+    {
+        return residentStagedBytes;
+    }
+
     /** Resident chunks given back to the CPU decoder (pages the kernels do not decode), by reason; each crossed back once. */
     public Map<String, Long> residentGivenBack()
     {
@@ -99,7 +127,8 @@ public final class DevicePageCounts
     public String toString()
     {
         return "device pages: " + uploadedBytes + " bytes uploaded, " + decodedBytes + " decoded, " + framingBytes + " framing bytes read back, "
-                + decompressedChunks + " chunks decompressed on the device, " + residentChunks + " decoded where the read left them"
+                + decompressedChunks + " chunks decompressed on the device, " + residentChunks + " decoded where the read left them (compressed bodies: " + residentBodiesInPlace + " decompressed in place, " + residentBodiesStaged
+                + " staged, " + residentStagedBytes + " bytes)"
                 + (residentGivenBack.isEmpty() ? "" : ", resident chunks given back to the CPU: " + residentGivenBack) + (decompressedOnHost.isEmpty() ? "" : ", decompressed on the CPU first: " + decompressedOnHost);
     }
 }

@@ -101,13 +101,19 @@ abstract class ColumnValues
     void compareRows(FieldVector vector, int rows, Object literal, Comparison op, byte nullOutcome, byte[] out)
     {
         for (int row = 0; row < rows; row++) {
-            out[row] = isNull(vector, row) ? nullOutcome : op.holds(compare(vector, row, literal)) ? Outcomes.TRUE : Outcomes.FALSE;
+            out[row] = isNull(vector, row) ? nullOutcome : op.outcome(compare(vector, row, literal));
         }
     }
 
     static boolean isNull(FieldVector vector, int row)
     {
-        return ((MemoryUtil.getByte(vector.getValidityBufferAddress() + (row >>> 3)) >>> (row & 7)) & 1) == 0;
+        return isNull(vector.getValidityBufferAddress(), row);
+    }
+
+    /** Whether row {@code row}'s bit in the validity bitmap at {@code validity} is clear. */
+    static boolean isNull(long validity, int row)
+    {
+        return ((MemoryUtil.getByte(validity + (row >>> 3)) >>> (row & 7)) & 1) == 0;
     }
 
     private static final class Integral
@@ -164,26 +170,7 @@ abstract class ColumnValues
             long data = vector.getDataBufferAddress();
             long validity = vector.getValidityBufferAddress();
             for (int row = 0; row < rows; row++) {
-                long value = value(data, row);
-                boolean holds;
-                switch (op) {
-                    case EQ:
-                        holds = value == bound;
-                        break;
-                    case LT:
-                        holds = value < bound;
-                        break;
-                    case LE:
-                        holds = value <= bound;
-                        break;
-                    case GT:
-                        holds = value > bound;
-                        break;
-                    default:
-                        holds = value >= bound;
-                }
-                boolean present = ((MemoryUtil.getByte(validity + (row >>> 3)) >>> (row & 7)) & 1) != 0;
-                out[row] = present ? (holds ? Outcomes.TRUE : Outcomes.FALSE) : nullOutcome;
+                out[row] = isNull(validity, row) ? nullOutcome : op.outcome(Long.compare(value(data, row), bound));
             }
         }
 

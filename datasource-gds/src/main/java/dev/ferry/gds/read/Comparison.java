@@ -1,6 +1,9 @@
 package dev.ferry.gds.read;
 
-/** A pushed comparison, applied to the sign of compare(row value, literal). */
+/**
+ * A pushed comparison, applied to the sign of compare(row value, literal): the one place a comparison is
+ * dispatched, for every column type's row loop ({@link ColumnValues#compareRows} and its hot-case overrides).
+ */
 enum Comparison
 {
     EQ, LT, LE, GT, GE;
@@ -20,5 +23,11 @@ enum Comparison
                 return sign >= 0;
         }
         throw new IllegalStateException("Unknown comparison " + this);
+    }
+
+    /** A non-null row's outcome ({@link Outcomes#TRUE} or {@link Outcomes#FALSE}) given the sign of compare(row value, literal). */
+    byte outcome(int sign)
+    {
+        return holds(sign) ? Outcomes.TRUE : Outcomes.FALSE;
     }
 }

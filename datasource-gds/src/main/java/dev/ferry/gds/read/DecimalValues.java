@@ -86,8 +86,7 @@ final class DecimalValues
         long data = vector.getDataBufferAddress();
         long validity = vector.getValidityBufferAddress();
         for (int row = 0; row < rows; row++) {
-            boolean present = ((MemoryUtil.getByte(validity + (row >>> 3)) >>> (row & 7)) & 1) != 0;
-            out[row] = present ? (op.holds(sign(data + (long) row * WIDTH, bound)) ? Outcomes.TRUE : Outcomes.FALSE) : nullOutcome;
+            out[row] = isNull(validity, row) ? nullOutcome : op.outcome(sign(data + (long) row * WIDTH, bound));
         }
     }
 

@@ -3,14 +3,11 @@ package dev.ferry.gds.read;
 import dev.ferry.gds.TestingSpark;
 import dev.ferry.gds.decode.cuda.EmulatedDeviceKernels;
 import dev.ferry.gds.parquet.CorruptParquetException;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.format.PageHeader;
 import org.apache.parquet.format.Util;
-import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
@@ -18,14 +15,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 
+import static dev.ferry.gds.read.WrittenPerVersionAndCodec.footer;
+import static dev.ferry.gds.read.WrittenPerVersionAndCodec.parquetFile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,8 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TestCompressedChunksOnTheDevice
 {
-    private static final List<String> CODECS = List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
-
     @RegisterExtension
     static final SimulatedDevice DEVICE = new SimulatedDevice();
 
@@ -64,44 +58,36 @@ class TestCompressedChunksOnTheDevice
     void compressedChunksDecodeOnTheDeviceFromTheirCompressedBytes(@TempDir Path directory)
             throws Exception
     {
-        for (String version : List.of("PARQUET_1_0", "PARQUET_2_0")) {
-            for (String codec : CODECS) {
-                Path written = directory.resolve(version + "-" + codec);
-                // The v2 writer encodes longs, ints past their dictionary, booleans and plain strings with DELTA_* / RLE (CPU fallbacks): v2 keeps the rest.
-                Dataset<Row> data = version.equals("PARQUET_1_0") ? rows() : rows().select("s", "d");
-                data.write().option("compression", codec).option("parquet.writer.version", version).option("parquet.page.size", "4096")
-                        .option("parquet.dictionary.page.size", "4096").parquet(written.toString());
-                Path file = parquetFile(written);
-                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFile(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), file);
-                // The simulated backend's own device decoder makes the same upload: its host-to-device bytes are the bodies as stored.
-                DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFile(DEVICE.runtime(), Optional.empty(), file);
-                String label = version + " " + codec;
-                assertEquals(Map.of(), result.fallbacks(), label + ": every chunk is decoded on the device");
-                long chunks = 0;
-                long savedByCompression = 0;
-                for (BlockMetaData block : footer(file).getBlocks()) {
-                    for (ColumnChunkMetaData column : block.getColumns()) {
-                        chunks++;
-                        savedByCompression += column.getTotalUncompressedSize() - column.getTotalSize();
-                    }
-                }
-                assertEquals(chunks, result.deviceChunks(), label + ": chunks the device decoded");
-                assertEquals(Map.of(), simulated.fallbacks(), label + ": every chunk is decoded by the simulated device decoder");
-                assertEquals(result.counts().uploadedBytes(), simulated.hostToDeviceBytes(), label + ": the simulated backend uploads the bodies as stored");
-                var counts = result.counts();
-                assertEquals(savedByCompression, counts.decodedBytes() - counts.uploadedBytes(),
-                        label + ": the upload carries the page bodies as stored (" + counts + ")");
-                if (codec.equals("uncompressed")) {
-                    assertEquals(0, counts.decompressedChunks(), label + ": nothing to decompress (" + counts + ")");
-                    assertEquals(0, counts.framingBytes(), label + ": framing read on the host (" + counts + ")");
-                }
-                else {
-                    assertEquals(chunks, counts.decompressedChunks(), label + ": every chunk decompressed on the device (" + counts + ")");
-                    assertTrue(counts.uploadedBytes() < counts.decodedBytes(), label + ": the compressed upload is smaller (" + counts + ")");
-                    assertTrue(counts.framingBytes() > 0, label + ": framing read back from device memory (" + counts + ")");
+        WrittenPerVersionAndCodec.forEach(directory, rows(), Map.of("parquet.page.size", "4096", "parquet.dictionary.page.size", "4096"), written -> {
+            Path file = written.file();
+            DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFile(DEVICE.runtime(), Optional.of(EmulatedDeviceKernels::new), file);
+            // The simulated backend's own device decoder makes the same upload: its host-to-device bytes are the bodies as stored.
+            DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFile(DEVICE.runtime(), Optional.empty(), file);
+            String label = written.label();
+            assertEquals(Map.of(), result.fallbacks(), label + ": every chunk is decoded on the device");
+            long chunks = 0;
+            long savedByCompression = 0;
+            for (BlockMetaData block : footer(file).getBlocks()) {
+                for (ColumnChunkMetaData column : block.getColumns()) {
+                    chunks++;
+                    savedByCompression += column.getTotalUncompressedSize() - column.getTotalSize();
                 }
             }
-        }
+            assertEquals(chunks, result.deviceChunks(), label + ": chunks the device decoded");
+            assertEquals(Map.of(), simulated.fallbacks(), label + ": every chunk is decoded by the simulated device decoder");
+            assertEquals(result.counts().uploadedBytes(), simulated.hostToDeviceBytes(), label + ": the simulated backend uploads the bodies as stored");
+            var counts = result.counts();
+            assertEquals(savedByCompression, counts.decodedBytes() - counts.uploadedBytes(), label + ": the upload carries the page bodies as stored (" + counts + ")");
+            if (!written.compressed()) {
+                assertEquals(0, counts.decompressedChunks(), label + ": nothing to decompress (" + counts + ")");
+                assertEquals(0, counts.framingBytes(), label + ": framing read on the host (" + counts + ")");
+            }
+            else {
+                assertEquals(chunks, counts.decompressedChunks(), label + ": every chunk decompressed on the device (" + counts + ")");
+                assertTrue(counts.uploadedBytes() < counts.decodedBytes(), label + ": the compressed upload is smaller (" + counts + ")");
+                assertTrue(counts.framingBytes() > 0, label + ": framing read back from device memory (" + counts + ")");
+            }
+        });
         assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
@@ -166,21 +152,5 @@ class TestCompressedChunksOnTheDevice
         CorruptParquetException simulated = assertThrows(CorruptParquetException.class, () -> DeviceDecodeComparison.deviceOnly(DEVICE.runtime(), Optional.empty(), corrupt));
         assertTrue(simulated.getMessage().startsWith("Malformed Parquet file memory:test: column p: data page 0 does not decompress"), simulated.getMessage());
         assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
-    }
-
-    static Path parquetFile(Path directory)
-            throws IOException
-    {
-        try (Stream<Path> files = Files.list(directory)) {
-            return files.filter(path -> path.getFileName().toString().endsWith(".parquet")).findFirst().orElseThrow();
-        }
-    }
-
-    static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file)
-            throws IOException
-    {
-        try (ParquetFileReader reader = ParquetFileReader.open(HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(file.toString()), new Configuration()))) {
-            return reader.getFooter();
-        }
     }
 }

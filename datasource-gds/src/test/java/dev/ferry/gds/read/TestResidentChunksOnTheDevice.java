@@ -1,10 +1,12 @@
 package dev.ferry.gds.read;
 
 import dev.ferry.device.DeviceStream;
+import dev.ferry.device.memory.DeviceBuffer;
 import dev.ferry.gds.GdsReadSettings;
 import dev.ferry.gds.ParquetSurgery;
 import dev.ferry.gds.TestingSpark;
 import dev.ferry.gds.decode.DevicePageCounts;
+import dev.ferry.gds.decode.cuda.CopyRangeTable;
 import dev.ferry.gds.decode.cuda.EmulatedDeviceKernels;
 import dev.ferry.gds.decode.cuda.KernelEmulation;
 import dev.ferry.gds.device.DeviceBatch;
@@ -25,15 +27,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 
+import static dev.ferry.gds.read.WrittenPerVersionAndCodec.footer;
+import static dev.ferry.gds.read.WrittenPerVersionAndCodec.parquetFile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -43,8 +49,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * decode hands a consumer batches with 0 bytes of row data in host memory. The device side reads
  * through the GDS route ({@link GdsParquetDataSource} over simulated device memory), each flat
  * chunk the kernels take stays where the read put it, its page headers are walked on the device
- * (the emulated {@code parquet_headers.cu}), its bodies staged and decompressed there and decoded
- * by the emulated kernels: nothing is uploaded, nothing planned comes back to the host
+ * (the emulated {@code parquet_headers.cu}), its compressed bodies decompressed there (where the read put
+ * them when nvCOMP's alignment allows, else from a staging copy, both counted) and decoded by the emulated kernels: nothing is uploaded, nothing planned comes back to the host
  * ({@link ReadCounters#plannedDeviceToHostBytes()} is 0), and the device batches equal the CPU
  * decoder's host batches byte for byte. Chunks whose pages the kernels do not decode are given
  * back to the CPU once, counted; the simulated backend's own device decoder (the CPU decoder writing
@@ -54,8 +60,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class TestResidentChunksOnTheDevice
 {
-    private static final List<String> CODECS = List.of("snappy", "zstd", "gzip", "lz4_raw", "uncompressed");
-
     @RegisterExtension
     static final SimulatedDevice DEVICE = new SimulatedDevice();
 
@@ -75,53 +79,57 @@ class TestResidentChunksOnTheDevice
     void aGdsReadDecodedOnTheDeviceLeavesNoRowDataInHostMemory(@TempDir Path directory)
             throws Exception
     {
-        for (String version : List.of("PARQUET_1_0", "PARQUET_2_0")) {
-            for (String codec : CODECS) {
-                Path written = directory.resolve(version + "-" + codec);
-                // The v2 writer encodes longs, ints, decimals, dates, booleans and plain strings with DELTA_* / RLE (CPU fallbacks): v2 keeps the rest.
-                Dataset<Row> data = version.equals("PARQUET_1_0") ? rows() : rows().select("s", "d");
-                data.write().option("compression", codec).option("parquet.writer.version", version).option("parquet.page.size", "4096")
-                        .option("parquet.dictionary.page.size", "65536").option("parquet.block.size", "65536").parquet(written.toString());
-                Path file = parquetFile(written);
-                String label = version + " " + codec;
-                List<BatchCountingKernels> built = new ArrayList<>();
-                DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.of(target -> {
-                    BatchCountingKernels kernels = new BatchCountingKernels(target);
-                    built.add(kernels);
-                    return kernels;
-                }), file, Optional.of(gds()));
-                long chunks = 0;
-                for (BlockMetaData block : footer(file).getBlocks()) {
-                    chunks += block.getColumns().size();
-                }
-                if (version.equals("PARQUET_1_0")) {
-                    assertTrue(footer(file).getBlocks().size() > 1, label + ": several row groups");
-                }
-                DevicePageCounts counts = result.counts();
-                ReadCounters reads = result.deviceSideReads().orElseThrow();
-                assertEquals(Map.of(), result.fallbacks(), label + ": every chunk is decoded on the device");
-                assertEquals(Map.of(), counts.residentGivenBack(), label + ": no chunk goes back to the CPU");
-                assertEquals(chunks, result.deviceChunks(), label + ": chunks the device decoded");
-                assertEquals(chunks, counts.residentChunks(), label + ": every chunk decoded where the GDS read left it (" + counts + ")");
-                assertEquals(chunks, reads.residentChunks(), label + ": every chunk read to stay in device memory");
-                assertEquals(0, counts.uploadedBytes(), label + ": nothing uploaded (" + counts + ")");
-                assertEquals(0, reads.plannedDeviceToHostBytes(), label + ": 0 bytes of row data copied back to host memory");
-                assertTrue(reads.storageToDeviceBytes() + reads.hostToDeviceBytes() > 0, label + ": the chunks were read into device memory");
-                // What crosses back is the footer and the walked headers' descriptors and page framing: metadata, a few bytes per page.
-                assertTrue(counts.framingBytes() > 0 && counts.framingBytes() < counts.decodedBytes() / 10, label + ": framing read back (" + counts + ")");
-                assertEquals(codec.equals("uncompressed") ? 0 : chunks, counts.decompressedChunks(), label + ": decompressed on the device (" + counts + ")");
-                // One batched decompression per row group (nvCOMP's batched API over all of its compressed pages), not one per chunk.
-                int rowGroups = footer(file).getBlocks().size();
-                assertEquals(codec.equals("uncompressed") ? 0 : rowGroups, built.stream().mapToInt(kernels -> kernels.batches).sum(), label + ": decompression batches");
-
-                // The simulated backend's own device decoder takes the same chunks in place, with the same (absent) crossings.
-                DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.empty(), file, Optional.of(gds()));
-                ReadCounters simulatedReads = simulated.deviceSideReads().orElseThrow();
-                assertEquals(Map.of(), simulated.fallbacks(), label + ": every chunk is decoded by the simulated device decoder");
-                assertEquals(chunks, simulatedReads.residentChunks(), label + ": the simulated decoder reads every chunk where the GDS read left it");
-                assertEquals(0, simulatedReads.plannedDeviceToHostBytes(), label + ": the simulated decoder copies no row data back");
+        // Compressed bodies decompressed where they lie, and staged, over all files.
+        long[] bodies = new long[2];
+        Map<String, String> options = Map.of("parquet.page.size", "4096", "parquet.dictionary.page.size", "65536", "parquet.block.size", "65536");
+        WrittenPerVersionAndCodec.forEach(directory, rows(), options, written -> {
+            Path file = written.file();
+            String label = written.label();
+            List<BatchCountingKernels> built = new ArrayList<>();
+            DeviceDecodeComparison.FileResult result = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.of(target -> {
+                BatchCountingKernels kernels = new BatchCountingKernels(target);
+                built.add(kernels);
+                return kernels;
+            }), file, Optional.of(gds()));
+            long chunks = 0;
+            for (BlockMetaData block : footer(file).getBlocks()) {
+                chunks += block.getColumns().size();
             }
-        }
+            if (written.v1()) {
+                assertTrue(footer(file).getBlocks().size() > 1, label + ": several row groups");
+            }
+            DevicePageCounts counts = result.counts();
+            ReadCounters reads = result.deviceSideReads().orElseThrow();
+            assertEquals(Map.of(), result.fallbacks(), label + ": every chunk is decoded on the device");
+            assertEquals(Map.of(), counts.residentGivenBack(), label + ": no chunk goes back to the CPU");
+            assertEquals(chunks, result.deviceChunks(), label + ": chunks the device decoded");
+            assertEquals(chunks, counts.residentChunks(), label + ": every chunk decoded where the GDS read left it (" + counts + ")");
+            assertEquals(chunks, reads.residentChunks(), label + ": every chunk read to stay in device memory");
+            assertEquals(0, counts.uploadedBytes(), label + ": nothing uploaded (" + counts + ")");
+            assertEquals(0, reads.plannedDeviceToHostBytes(), label + ": 0 bytes of row data copied back to host memory");
+            assertTrue(reads.storageToDeviceBytes() + reads.hostToDeviceBytes() > 0, label + ": the chunks were read into device memory");
+            // What crosses back is the footer and the walked headers' descriptors and page framing: metadata, a few bytes per page.
+            assertTrue(counts.framingBytes() > 0 && counts.framingBytes() < counts.decodedBytes() / 10, label + ": framing read back (" + counts + ")");
+            assertEquals(written.compressed() ? chunks : 0, counts.decompressedChunks(), label + ": decompressed on the device (" + counts + ")");
+            // One batched decompression per row group (nvCOMP's batched API over all of its compressed pages), not one per chunk.
+            int rowGroups = footer(file).getBlocks().size();
+            assertEquals(written.compressed() ? rowGroups : 0, built.stream().mapToInt(kernels -> kernels.batches).sum(), label + ": decompression batches");
+            // A compressed body that starts on nvCOMP's alignment is decompressed where the read put it, never copied; the others are staged, counted.
+            long inPlace = built.stream().mapToLong(kernels -> kernels.inPlaceInputs).sum();
+            assertEquals(inPlace, counts.residentBodiesInPlace(), label + ": bodies decompressed in place (" + counts + ")");
+            assertEquals(0, built.stream().mapToLong(kernels -> kernels.inPlaceInputsCopied).sum(), label + ": no aligned body copied");
+            assertEquals(built.stream().mapToLong(kernels -> kernels.inputs).sum() - inPlace, counts.residentBodiesStaged(), label + ": the other bodies staged");
+            bodies[0] += inPlace;
+            bodies[1] += counts.residentBodiesStaged();
+
+            // The simulated backend's own device decoder takes the same chunks in place, with the same (absent) crossings.
+            DeviceDecodeComparison.FileResult simulated = DeviceDecodeComparison.compareFileThrough(DEVICE.runtime(), Optional.empty(), file, Optional.of(gds()));
+            ReadCounters simulatedReads = simulated.deviceSideReads().orElseThrow();
+            assertEquals(Map.of(), simulated.fallbacks(), label + ": every chunk is decoded by the simulated device decoder");
+            assertEquals(chunks, simulatedReads.residentChunks(), label + ": the simulated decoder reads every chunk where the GDS read left it");
+            assertEquals(0, simulatedReads.plannedDeviceToHostBytes(), label + ": the simulated decoder copies no row data back");
+        });
+        assertTrue(bodies[0] > 0 && bodies[1] > 0, "both aligned and misaligned bodies occur: " + bodies[0] + " in place, " + bodies[1] + " staged");
         assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "every device buffer is freed");
     }
 
@@ -236,23 +244,19 @@ class TestResidentChunksOnTheDevice
         assertEquals(0, DEVICE.runtime().deviceAllocator(0).allocatedBytes(), "device buffers left after the error");
     }
 
-    private static Path parquetFile(Path directory)
-            throws IOException
-    {
-        return TestCompressedChunksOnTheDevice.parquetFile(directory);
-    }
-
-    private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file)
-            throws IOException
-    {
-        return TestCompressedChunksOnTheDevice.footer(file);
-    }
-
-    /** The emulated kernels, counting the batched decompression calls. */
+    /**
+     * The emulated kernels, counting the batched decompression calls, their inputs, the inputs read where a borrowed
+     * (resident) chunk lies, and how many of those a copy launch also read from.
+     */
     private static final class BatchCountingKernels
             extends EmulatedDeviceKernels
     {
+        private final Map<Long, Long> borrowed = new TreeMap<>();
+        private final Set<Long> copySources = new HashSet<>();
         private int batches;
+        private long inputs;
+        private long inPlaceInputs;
+        private long inPlaceInputsCopied;
 
         BatchCountingKernels(DeviceTarget target)
         {
@@ -260,9 +264,41 @@ class TestResidentChunksOnTheDevice
         }
 
         @Override
+        public long borrow(DeviceBuffer buffer, long offset, long length)
+        {
+            long address = super.borrow(buffer, offset, length);
+            borrowed.put(address, length);
+            return address;
+        }
+
+        @Override
+        public void giveBack(long address)
+        {
+            borrowed.remove(address);
+            super.giveBack(address);
+        }
+
+        @Override
+        public void copyRanges(long ranges, int count)
+        {
+            copySources.addAll(CopyRangeTable.sources(this, ranges, count));
+            super.copyRanges(ranges, count);
+        }
+
+        @Override
         public String[] decompress(CompressionCodecName codec, long[] in, long[] inBytes, long[] out, long[] outBytes)
         {
             batches++;
+            inputs += in.length;
+            for (long address : in) {
+                boolean resident = borrowed.entrySet().stream().anyMatch(chunk -> address >= chunk.getKey() && address < chunk.getKey() + chunk.getValue());
+                if (resident) {
+                    inPlaceInputs++;
+                    if (copySources.contains(address)) {
+                        inPlaceInputsCopied++;
+                    }
+                }
+            }
             return super.decompress(codec, in, inBytes, out, outBytes);
         }
     }

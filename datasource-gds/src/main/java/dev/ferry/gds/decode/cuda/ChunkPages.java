@@ -43,9 +43,10 @@ public final class ChunkPages
     public record DataPageLayout(int index, int valueCount, int levelsOffset, int levelsLength, int valuesOffset, int valuesLength, int bitWidth) {}
 
     /**
-     * One page body: its stored bytes at {@code uploadOffset} in the upload (or, for a resident
-     * chunk, the staging buffer), its decoded bytes at {@code chunkOffset} in the chunk; a resident
-     * chunk's body sits at {@code sourceOffset} of the chunk as read (-1 for an uploaded one).
+     * One page body: its stored bytes at {@code uploadOffset} in the upload, its decoded bytes at
+     * {@code chunkOffset} in the chunk; a resident chunk's body sits at {@code sourceOffset} of the
+     * chunk as read (-1 for an uploaded one), and is decompressed or copied from there
+     * ({@code DeviceChunkDecode} stages only the bodies off nvCOMP's alignment, in a layout of its own).
      */
     public record Part(String page, int uploadOffset, int uploadLength, int chunkOffset, int chunkLength, boolean compressed, long sourceOffset) {}
 
@@ -445,13 +446,13 @@ public final class ChunkPages
         return refusal;
     }
 
-    /** The one upload: every body as stored, end to end (empty for a resident chunk, whose bodies are staged on the device). */
+    /** The one upload: every body as stored, end to end (empty for a resident chunk, whose bodies are read where they lie on the device). */
     public byte[] upload()
     {
         return upload;
     }
 
-    /** Bytes of the upload, or of a resident chunk's staging buffer on the device. */
+    /** Bytes of the upload, or for a resident chunk the most its staging buffer on the device could take (every body misaligned). */
     public long uploadLength()
     {
         return uploadLength;

@@ -32,9 +32,11 @@ import static java.util.Objects.requireNonNull;
  * count, and a compressed chunk's framing: never row data.
  *
  * <p>A resident chunk ({@link ChunkPages#resident}: a GDS read left it in device memory, its page
- * headers walked there by {@link DevicePageHeaders}) uploads nothing: its bodies are copied on the
- * device from where the read put them into the buffers above (one {@code parquet_copy.cu} launch for
- * all of them, {@link DeviceRangeCopy}), and its framing is read back as for a compressed chunk.
+ * headers walked there by {@link DevicePageHeaders}) uploads nothing: a compressed body that starts
+ * where nvCOMP can read it is decompressed from there, the others are copied on the device from
+ * where the read put them (one {@code parquet_copy.cu} launch for all of them, {@link DeviceRangeCopy}:
+ * misaligned compressed bodies into an aligned staging buffer, the rest into place), and its framing
+ * is read back as for a compressed chunk.
  *
  * <p>Any error bit a kernel set becomes a {@link CorruptParquetException} naming the column and
  * the page (or batch), so bad bytes never become a wrong row. Close frees the chunk's memory.
@@ -63,6 +65,10 @@ public final class DeviceChunkDecode
     private List<ChunkPages.DataPageLayout> layouts;
     private long uploadedBytes;
     private long framingBytes;
+    // A resident chunk's compressed bodies: decompressed where the read put them, or copied to staging first (and those bytes).
+    private int bodiesInPlace;
+    private int bodiesStaged;
+    private long stagedBytes;
     private final int rows;
     private final List<Long> owned = new ArrayList<>();
     private final long errors;
@@ -102,7 +108,8 @@ public final class DeviceChunkDecode
      * The chunk staged in device memory (uploaded or copied from where it was read, bodies that need
      * no decompression in place) with its decompression pending, so the chunks of a row group
      * decompress in one batch per codec ({@link #decompressTogether}); {@link #finish} then decodes
-     * it. Arguments as for the constructor; the resident memory is no longer read once this returns.
+     * it. Arguments as for the constructor; a resident chunk's memory is read until its batch ran (its aligned
+     * compressed bodies are decompressed from there), so the caller keeps it until {@link #finish} or {@link #close}.
      */
     public static DeviceChunkDecode staged(DecodeKernels kernels, ChunkName name, DeviceValueKind kind, int typeLength, int maxDefinition, ChunkPages pages,
             long resident)
@@ -225,8 +232,10 @@ public final class DeviceChunkDecode
                     throw new IllegalStateException("column " + name.column() + ": finished before its bodies were decompressed");
                 }
                 String outcome = pending.outcome;
-                kernels.free(pending.stored);
-                owned.remove(Long.valueOf(pending.stored));
+                if (pending.stored != 0) {
+                    kernels.free(pending.stored);
+                    owned.remove(Long.valueOf(pending.stored));
+                }
                 pending = null;
                 if (!outcome.isEmpty()) {
                     throw new DeviceChunkRefusedException(outcome);
@@ -254,6 +263,24 @@ public final class DeviceChunkDecode
     public long uploadedBytes()
     {
         return uploadedBytes;
+    }
+
+    /** A resident chunk's compressed bodies decompressed straight from where the read put them: no device copy made. */
+    public int bodiesDecompressedInPlace()
+    {
+        return bodiesInPlace;
+    }
+
+    /** A resident chunk's compressed bodies off nvCOMP's alignment, each copied once on the device into the staging buffer. */
+    public int bodiesStaged()
+    {
+        return bodiesStaged;
+    }
+
+    /** Bytes of {@link #bodiesStaged} (the staging copies' bytes, padding left out). */
+    public long stagedBytes()
+    {
+        return stagedBytes;
     }
 
     /** Bytes of page framing read back from device memory after decompression (0 when nothing was compressed). */
@@ -366,8 +393,8 @@ public final class DeviceChunkDecode
     /**
      * The chunk in device memory at {@link #chunk}: uploaded, or copied from where it was read; with
      * nothing compressed the data pages' layouts are known now (framed on the host, or on the device
-     * for a resident chunk at {@link #finish}), else the compressed bodies wait in a staging buffer
-     * for their batch ({@link #pending}).
+     * for a resident chunk at {@link #finish}), else the compressed bodies wait for their batch
+     * ({@link #pending}) in the upload, or, for a resident chunk, where the read put them or in a staging buffer.
      */
     private void placeChunk()
     {
@@ -388,27 +415,79 @@ public final class DeviceChunkDecode
         prepareDecompression(stored);
     }
 
-    // A chunk that sits in device memory as read: nothing is uploaded (but a range table of 24 bytes per body). Its
-    // bodies are copied on the device in one launch into the layout the kernels read (compressed ones first into an
-    // aligned staging buffer, as nvCOMP needs).
+    // A chunk that sits in device memory as read: nothing is uploaded (but a range table of 24 bytes per copied body), and
+    // its bodies move on the device in one launch. Without a codec that launch is the chunk. With one, a compressed body that
+    // already starts at an address nvCOMP takes (see inPlaceForNvcomp) is decompressed from where the read put it, copied
+    // nowhere; a misaligned one is copied first into an aligned staging buffer; bodies stored as they are (v2 levels) go
+    // straight into place. Misaligned and stored-as-is bodies share the one launch.
     private void placeResident()
     {
         uploadedBytes = 0;
         DeviceRangeCopy bodies = new DeviceRangeCopy(kernels);
+        chunk = own(pages.chunkLength());
         if (pages.codec().isEmpty()) {
-            chunk = own(pages.chunkLength());
             for (ChunkPages.Part part : pages.parts()) {
                 bodies.add(resident + part.sourceOffset(), chunk + part.chunkOffset(), part.chunkLength());
             }
             bodies.run();
             return;
         }
-        long stored = own(pages.uploadLength());
+        List<ChunkPages.Part> compressed = new ArrayList<>();
         for (ChunkPages.Part part : pages.parts()) {
-            bodies.add(resident + part.sourceOffset(), stored + part.uploadOffset(), part.uploadLength());
+            if (part.compressed()) {
+                compressed.add(part);
+            }
+            else {
+                bodies.add(resident + part.sourceOffset(), chunk + part.chunkOffset(), part.chunkLength());
+            }
+        }
+        // The staging buffer holds the misaligned bodies only, each at a multiple of the alignment (the padding is never read).
+        long[] stagingOffsets = new long[compressed.size()];
+        long stagingLength = 0;
+        boolean staged = false;
+        for (int i = 0; i < compressed.size(); i++) {
+            ChunkPages.Part part = compressed.get(i);
+            if (inPlaceForNvcomp(resident + part.sourceOffset())) {
+                stagingOffsets[i] = -1;
+                continue;
+            }
+            staged = true;
+            stagingLength += (ChunkPages.COMPRESSED_ALIGNMENT - stagingLength % ChunkPages.COMPRESSED_ALIGNMENT) % ChunkPages.COMPRESSED_ALIGNMENT;
+            stagingOffsets[i] = stagingLength;
+            stagingLength += part.uploadLength();
+        }
+        // Allocated even when the misaligned bodies are all empty: nvCOMP still gets an aligned address for each.
+        long staging = staged ? own(stagingLength) : 0;
+        PendingDecompression job = new PendingDecompression(pages.codec().get(), staging, compressed);
+        for (int i = 0; i < compressed.size(); i++) {
+            ChunkPages.Part part = compressed.get(i);
+            if (stagingOffsets[i] < 0) {
+                job.in[i] = resident + part.sourceOffset();
+                bodiesInPlace++;
+            }
+            else {
+                job.in[i] = staging + stagingOffsets[i];
+                bodies.add(resident + part.sourceOffset(), job.in[i], part.uploadLength());
+                bodiesStaged++;
+                stagedBytes += part.uploadLength();
+            }
+            job.inBytes[i] = part.uploadLength();
+            job.out[i] = chunk + part.chunkOffset();
+            job.outBytes[i] = part.chunkLength();
         }
         bodies.run();
-        prepareDecompression(stored);
+        pending = job;
+    }
+
+    /**
+     * Whether nvCOMP reads a compressed body at {@code address} as it is. nvCOMP's batched decompressors each state
+     * their own input alignment (1 to 16 bytes, by codec and version); this code assumes the largest,
+     * {@link ChunkPages#COMPRESSED_ALIGNMENT}, for every codec, as the uploaded path's layout does, so one rule holds
+     * whichever codec the chunk has. Outputs need no check: they are in {@link #chunk}, laid out aligned by {@link ChunkPages}.
+     */
+    static boolean inPlaceForNvcomp(long address)
+    {
+        return address % ChunkPages.COMPRESSED_ALIGNMENT == 0;
     }
 
     // The bodies that need no decompression (v2 levels, uncompressed bodies) copied from {@code stored} into place in one
@@ -438,7 +517,10 @@ public final class DeviceChunkDecode
         pending = job;
     }
 
-    /** A staged chunk's compressed bodies: where they are and go, and (once its batch ran) the first failure, or "". */
+    /**
+     * A staged chunk's compressed bodies: where they are and go, the buffer they were uploaded or staged in (0: a
+     * resident chunk's bodies all decompressed in place), and (once its batch ran) the first failure, or "".
+     */
     private static final class PendingDecompression
     {
         private final CompressionCodecName codec;

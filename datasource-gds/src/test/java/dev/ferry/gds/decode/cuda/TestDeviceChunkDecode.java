@@ -9,10 +9,11 @@ import org.apache.parquet.column.page.DataPageV1;
 import org.apache.parquet.column.page.DictionaryPage;
 import org.junit.jupiter.api.Test;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.List;
 
+import static dev.ferry.gds.decode.cuda.KernelTestBytes.download;
+import static dev.ferry.gds.decode.cuda.PageBytes.concat;
+import static dev.ferry.gds.decode.cuda.PageBytes.ints;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -116,30 +117,5 @@ class TestDeviceChunkDecode
     private static DataPage v1(byte[] bytes, int values, Encoding encoding)
     {
         return new DataPageV1(BytesInput.from(bytes), values, bytes.length, null, Encoding.BIT_PACKED, Encoding.RLE, encoding);
-    }
-
-    private static byte[] ints(int... values)
-    {
-        ByteBuffer buffer = ByteBuffer.allocate(4 * values.length).order(ByteOrder.LITTLE_ENDIAN);
-        for (int value : values) {
-            buffer.putInt(value);
-        }
-        return buffer.array();
-    }
-
-    private static byte[] concat(byte[]... parts)
-    {
-        ByteBuffer buffer = ByteBuffer.allocate(java.util.Arrays.stream(parts).mapToInt(part -> part.length).sum());
-        for (byte[] part : parts) {
-            buffer.put(part);
-        }
-        return buffer.array();
-    }
-
-    private static byte[] download(KernelEmulation kernels, long address, int length)
-    {
-        byte[] bytes = new byte[length];
-        kernels.download(address, bytes, 0, length);
-        return bytes;
     }
 }
