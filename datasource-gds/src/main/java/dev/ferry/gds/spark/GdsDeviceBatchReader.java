@@ -235,7 +235,8 @@ public final class GdsDeviceBatchReader
             reader.deviceFallbacks().forEach((reason, chunks) -> deviceFallbacks.merge(reason, chunks, Long::sum));
             DevicePageCounts pages = reader.devicePageCounts();
             devicePages = devicePages.plus(new DevicePageTraffic(pages.uploadedBytes(), pages.decodedBytes(), pages.framingBytes(), pages.decompressedChunks(),
-                    pages.decompressedOnHost(), pages.residentChunks(), pages.residentGivenBack()));
+                    pages.decompressedOnHost(), pages.residentChunks(), pages.residentBodiesInPlace(), pages.residentBodiesStaged(), pages.residentStagedBytes(),
+                    pages.residentGivenBack()));
         }
 
         private Counters copy()

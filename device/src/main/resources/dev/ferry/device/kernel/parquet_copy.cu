@@ -1,6 +1,6 @@
 // Byte ranges copied device to device in one launch: the page bodies of a column chunk a GDS read left
 // in device memory sit between their Thrift headers, and each is moved into the layout the decode
-// kernels read (compressed ones into nvCOMP's aligned staging buffer). One cuMemcpyDtoD per body costs
+// kernels read (compressed ones off nvCOMP's alignment into an aligned staging buffer; aligned ones are read in place). One cuMemcpyDtoD per body costs
 // a driver call each (hundreds per chunk); this kernel moves all of a chunk's bodies in one launch.
 //
 // Compiled at run time by NVRTC and in CI by nvcc (TestKernelSourcesCompile); no headers.
