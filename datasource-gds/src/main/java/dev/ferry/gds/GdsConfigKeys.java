@@ -78,8 +78,8 @@ public final class GdsConfigKeys
                     + "(count(DISTINCT d) beside sums, counts, min and max) into a GROUP BY of d under the original aggregate, the plan "
                     + "Spark itself runs for one distinct column, but with the inner GROUP BY offered to the scan: Spark offers no aggregate "
                     + "with DISTINCT to a source for partial pushdown. Only where the rewrite gives Spark's answers exactly: no FILTER clauses, "
-                    + "group keys and d columns, SUM over integers, or over decimals under ANSI (overflow is an error in both plans), never "
-                    + "over floating types or AVG; anything else keeps Spark's plan.");
+                    + "group keys and d columns, SUM over integers or decimals (an overflow fails under ANSI and is a null otherwise, in both plans), "
+                    + "never over floating types, nor AVG; anything else keeps Spark's plan.");
 
     @Override
     public String section()

@@ -1,11 +1,16 @@
 package dev.ferry.gds.spark;
 
 import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.And;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.Coalesce;
+import org.apache.spark.sql.catalyst.expressions.EqualTo;
 import org.apache.spark.sql.catalyst.expressions.EvalMode$;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GreaterThan;
+import org.apache.spark.sql.catalyst.expressions.If;
+import org.apache.spark.sql.catalyst.expressions.IsNull;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression$;
@@ -56,8 +61,9 @@ import java.util.Optional;
  *
  * <p>Only where the two levels give Spark's answers exactly: the group keys and {@code d} are columns; no FILTER
  * clause; the other functions are COUNT (summed, an empty input still counting 0), MIN and MAX, and SUM over integers
- * (long sums wrap or fail alike in any order) or over decimals under ANSI (an overflow is an error in both plans; the
- * outer sum, in a wider decimal, is cast back to Spark's result type); never SUM over floating types, whose result
+ * (long sums wrap or fail alike in any order) or over decimals (the outer sum, in a wider decimal, is cast back to
+ * Spark's result type: an overflow is an error under ANSI in both plans, and a null otherwise, where an inner sum that
+ * overflowed to null makes the whole sum null as one overflowed partial does in Spark's); never SUM over floating types, whose result
  * would depend on the grouping, nor AVG. The distinct functions are COUNT, SUM, MIN and MAX of {@code d}, which become
  * the plain function over one row per value. Anything else keeps Spark's plan (logged at debug).
  */
@@ -225,14 +231,12 @@ final class SingleDistinctAggregateSplit
             return Optional.of("a function whose partial results do not add up exactly: " + function.sql());
         }
 
-        // SUM whose value does not depend on the order it adds in: integers (long arithmetic), decimals under ANSI.
+        // SUM whose value does not depend on the order it adds in: integers (long arithmetic) and decimals (exact; an
+        // overflow fails under ANSI in both plans and is a null without it, see merge); never floating types.
         private static boolean exactSum(Sum sum)
         {
             DataType input = sum.child().dataType();
-            if (input instanceof IntegralType) {
-                return true;
-            }
-            return input instanceof DecimalType && sum.evalContext().evalMode() == EvalMode$.MODULE$.ANSI();
+            return input instanceof IntegralType || input instanceof DecimalType;
         }
 
         LogicalPlan plan()
@@ -254,10 +258,16 @@ final class SingleDistinctAggregateSplit
                     finals.put(key, complete(function.aggregateFunction()));
                     continue;
                 }
-                Alias partial = new Alias(complete(function.aggregateFunction()), "partial_" + finals.size(), NamedExpression$.MODULE$.newExprId(),
-                        seq(List.<String>of()), Option.empty(), seq(List.<String>of()));
+                Alias partial = alias(complete(function.aggregateFunction()), "partial_" + finals.size());
                 innerOutput.add(partial);
-                finals.put(key, merge(function.aggregateFunction(), partial.toAttribute()));
+                Attribute values = null;
+                if (overflowIsNull(function.aggregateFunction())) {
+                    // The values each inner sum saw: an inner sum that is null over values overflowed.
+                    Alias counted = alias(complete(new Count(function.aggregateFunction().children())), "values_" + finals.size());
+                    innerOutput.add(counted);
+                    values = counted.toAttribute();
+                }
+                finals.put(key, merge(function.aggregateFunction(), partial.toAttribute(), values));
             }
             LogicalPlan inner = new Aggregate(seq(innerGroups), seq(innerOutput), aggregate.child(), Option.empty());
             List<NamedExpression> outerOutput = new ArrayList<>();
@@ -267,8 +277,11 @@ final class SingleDistinctAggregateSplit
             return new Aggregate(seq(groups), seq(outerOutput), inner, aggregate.hint());
         }
 
-        /** The outer function that finishes one inner partial result into the original function's value and type. */
-        private static Expression merge(AggregateFunction function, Attribute partial)
+        /**
+         * The outer function that finishes one inner partial result into the original function's value and type;
+         * {@code values}, for a decimal SUM whose overflow is a null, counts the values under each inner sum.
+         */
+        private static Expression merge(AggregateFunction function, Attribute partial, Attribute values)
         {
             if (function instanceof Count) {
                 // A sum of counts is null where there are no rows at all; COUNT is 0 there.
@@ -276,13 +289,33 @@ final class SingleDistinctAggregateSplit
             }
             if (function instanceof Sum sum) {
                 Expression total = complete(new Sum(partial, sum.evalContext()));
-                // SUM over DECIMAL(p + 10, s) widens to p + 20; back to Spark's type, an overflow failing as ANSI's does.
-                return total.dataType().equals(sum.dataType()) ? total : new Cast(total, sum.dataType(), Option.empty(), EvalMode$.MODULE$.ANSI());
+                scala.Enumeration.Value mode = sum.evalContext().evalMode();
+                // SUM over DECIMAL(p + 10, s) widens to p + 20; back to Spark's type, an overflow failing (ANSI) or
+                // giving null (otherwise) as Spark's SUM does.
+                Expression result = total.dataType().equals(sum.dataType()) ? total : new Cast(total, sum.dataType(), Option.empty(), mode);
+                if (values == null) {
+                    return result;
+                }
+                // Without ANSI an overflowed SUM is null, and the outer SUM would skip that null: any inner sum that is null over
+                // values makes the whole SUM null, as one overflowed partial makes Spark's.
+                Expression overflowed = complete(new Max(new And(new IsNull(partial), new GreaterThan(values, Literal.create(0L, DataTypes.LongType)))));
+                return new If(new EqualTo(overflowed, Literal.create(true, DataTypes.BooleanType)), Literal.create(null, sum.dataType()), result);
             }
             if (function instanceof Min) {
                 return complete(new Min(partial));
             }
             return complete(new Max(partial));
+        }
+
+        // A decimal SUM outside ANSI: an overflow gives null instead of failing.
+        private static boolean overflowIsNull(AggregateFunction function)
+        {
+            return function instanceof Sum sum && sum.child().dataType() instanceof DecimalType && sum.evalContext().evalMode() != EvalMode$.MODULE$.ANSI();
+        }
+
+        private static Alias alias(Expression child, String name)
+        {
+            return new Alias(child, name, NamedExpression$.MODULE$.newExprId(), seq(List.<String>of()), Option.empty(), seq(List.<String>of()));
         }
 
         private static AggregateExpression complete(AggregateFunction function)
