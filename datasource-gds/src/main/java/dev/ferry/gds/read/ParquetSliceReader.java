@@ -1021,7 +1021,8 @@ public final class ParquetSliceReader
             catch (RuntimeException e) {
                 throw new CorruptParquetException(source.id(), "cannot read the first page of column " + String.join(", ", column.leafPaths()) + ": " + describe(e), e);
             }
-        }        completeStarts();
+        }
+        completeStarts();
     }
 
     /**
